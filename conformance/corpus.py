@@ -97,18 +97,27 @@ class Corpus:
         if not (self.root / "cases").is_dir():
             raise CorpusError("not a corpus: it has no cases/ directory", path=self.root)
 
+    def _tables(self, directory: str, table: str) -> dict[str, dict[str, Any]]:
+        """Merge ``<directory>/*.toml``; an id defined twice is an error naming both files."""
+        merged: dict[str, dict[str, Any]] = {}
+        origin: dict[str, Path] = {}
+        for path in sorted((self.root / directory).glob("*.toml")):
+            for name, spec in read_toml(path).get(table, {}).items():
+                if name in merged:
+                    raise CorpusError(f"{table[:-1]} {name!r} is also defined in {origin[name]}",
+                                      path=path)
+                merged[name], origin[name] = {**spec, "file": path.name}, path
+        return merged
+
     @cached_property
-    def features(self) -> dict[str, str]:
-        path = self.root / "features.toml"
-        table = read_toml(path).get("features", {})
-        return {name: spec.get("description", "") for name, spec in table.items()}
+    def features(self) -> dict[str, dict[str, Any]]:
+        """The closed feature vocabulary, from ``features/*.toml``."""
+        return self._tables("features", "features")
 
     @cached_property
     def clauses(self) -> dict[str, dict[str, Any]]:
-        path = self.root / "clauses.toml"
-        if not path.exists():
-            return {}
-        return dict(read_toml(path).get("clauses", {}))
+        """The clause catalogue, from ``clauses/*.toml``."""
+        return self._tables("clauses", "clauses")
 
     @cached_property
     def models(self) -> dict[str, Any]:
