@@ -1,0 +1,124 @@
+"""The reference harness: the real Pi, pinned, sandboxed, never touching its input."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+from conformance import protocol
+from conformance import reference as ref
+from conformance.errors import ReferenceMissing
+from conformance.implementations import reference
+
+pytestmark = pytest.mark.reference
+
+SESSION = (
+    '{"type":"session","version":1,"id":"s1","timestamp":"2024-12-03T14:00:00.000Z","cwd":"/p"}\n'
+    '{"type":"message","timestamp":"2024-12-03T14:00:01.000Z",'
+    '"message":{"role":"user","content":"hi","timestamp":1733234401000}}\n'
+)
+
+
+@pytest.fixture(scope="module")
+def harness():
+    impl = reference()
+    impl.start()
+    yield impl
+    impl.close()
+
+
+def ask(impl, path: Path, stages: list[str], seq: int = 1) -> dict:
+    request = protocol.run_request(seq, "t", (), str(path), path.read_text(), stages,
+                                   {"cwd": "/pi-conformance/cwd"})
+    return protocol.check_run_answer(impl.run(request, 30), seq, stages)
+
+
+def test_hello_names_the_pinned_packages_and_node_22(harness):
+    deps = harness.hello.implementation["dependencies"]
+    lock = json.loads(ref.LOCKFILE.read_text())["packages"]
+    for name in ref.PI_PACKAGES:
+        assert deps[name] == lock[f"node_modules/{name}"]["version"]
+    assert deps["node"].startswith("22.")
+    assert {"entries", "context", "request.openai-responses"} <= harness.hello.stages
+
+
+def test_pi_migrates_a_copy_and_never_the_file_it_is_given(harness, tmp_path):
+    # A v1 file is rewritten by Pi on open; the file we hand over must stay byte-identical.
+    session = tmp_path / "s.jsonl"
+    session.write_text(SESSION)
+    before = hashlib.sha256(session.read_bytes()).hexdigest()
+    results = ask(harness, session, ["entries"])
+    assert hashlib.sha256(session.read_bytes()).hexdigest() == before
+    entries = results["entries"]["output"]
+    assert entries["header"]["version"] == 3  # migrated, so Pi really ran on a copy
+    assert len(entries["entries"][0]["id"]) == 8
+
+
+def test_a_file_that_is_not_a_session_is_rejected_not_an_error(harness, tmp_path):
+    session = tmp_path / "s.jsonl"
+    session.write_text('{"type":"message","id":"a"}\n')
+    results = ask(harness, session, ["entries", "context"], seq=2)
+    assert "not a valid pi session" in results["entries"]["rejected"]["message"]
+    assert "rejected" in results["context"]
+
+
+def test_missing_header_cwd_reports_the_runners_cwd(harness, tmp_path):
+    session = tmp_path / "s.jsonl"
+    session.write_text('{"type":"session","version":3,"id":"x","timestamp":"2024-01-01T00:00:00Z"}\n')
+    results = ask(harness, session, ["entries"], seq=3)
+    assert results["entries"]["output"]["header"].get("cwd", "/pi-conformance/cwd") \
+        == "/pi-conformance/cwd"
+
+
+def test_requests_are_captured_without_touching_the_network(harness, tmp_path):
+    session = tmp_path / "s.jsonl"
+    session.write_text(SESSION.replace('"version":1', '"version":3'))
+    from conformance.corpus import Corpus
+
+    models = Corpus().models
+    request = protocol.run_request(
+        4, "t", (), str(session), session.read_text(), ["request.anthropic-messages"],
+        {"request": {"models": {"anthropic-messages": models["anthropic-messages"]}}})
+    results = protocol.check_run_answer(harness.run(request, 30), 4,
+                                        ["request.anthropic-messages"])
+    payload = results["request.anthropic-messages"]["output"]
+    assert payload["model"] == "claude-sonnet-4-5"
+    # The last user message carries the cache breakpoint, so its string became a text block.
+    assert payload["messages"] == [{"role": "user", "content": [
+        {"type": "text", "text": "hi", "cache_control": {"type": "ephemeral"}}]}]
+
+
+def test_a_missing_installation_says_what_to_run(tmp_path, monkeypatch):
+    monkeypatch.setenv("PI_CONFORMANCE_CACHE", str(tmp_path / "empty"))
+    with pytest.raises(ReferenceMissing, match="pi-conformance reference install"):
+        ref.require_installation()
+
+
+def test_sandbox_env_hides_the_users_home_and_keys(tmp_path, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "secret")
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", "/root/.pi/agent")
+    env = ref.sandbox_env(tmp_path)
+    assert env["HOME"] == str(tmp_path)
+    assert env["PI_CODING_AGENT_DIR"] == str(tmp_path / "agent")
+    assert "ANTHROPIC_API_KEY" not in env
+    assert env["PI_OFFLINE"] == "1"
+
+
+def test_harness_refuses_non_loopback_fetches(tmp_path):
+    # The guard in harness.mjs: any fetch to a non-loopback host fails before leaving.
+    installation = ref.require_installation()
+    script = tmp_path / "probe.mjs"
+    harness_js = ref.HARNESS.read_text()
+    guard = harness_js[harness_js.index("const realFetch"):harness_js.index("const sessionManager")]
+    script.write_text(guard + """
+try { await fetch("https://example.com/"); console.log("LEAKED"); }
+catch (e) { console.log("BLOCKED " + e.message); }
+""")
+    import subprocess
+
+    out = subprocess.run([str(installation.node), str(script)], capture_output=True, text=True,
+                         timeout=60)
+    assert out.stdout.startswith("BLOCKED pi-conformance: blocked non-loopback request")
