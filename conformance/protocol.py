@@ -36,6 +36,17 @@ def schema_errors(message: str, value: Any) -> list[str]:
     ]
 
 
+def run_answer_problems(answer: Any, stages: list[str]) -> list[str]:
+    """Everything strict validation finds in a run answer: schema violations, and results for
+    stages that were not asked for (which the lenient path silently ignores)."""
+    problems = schema_errors("run-response", answer)
+    results = answer.get("results") if isinstance(answer, dict) else None
+    if isinstance(results, dict):
+        problems += [f"results/{stage}: a result for a stage that was not asked for"
+                     for stage in sorted(set(results) - set(stages))]
+    return problems
+
+
 @dataclass(frozen=True)
 class Hello:
     """What an implementation says about itself in its hello answer."""

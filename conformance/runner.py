@@ -316,7 +316,7 @@ class Runner:
             copy.unlink(missing_ok=True)
         elapsed = time.perf_counter() - started
         if self.settings.validate_protocol:
-            problems = protocol.schema_errors("run-response", answer)
+            problems = protocol.run_answer_problems(answer, ask)
             if problems:
                 return errors("protocol violation: " + "; ".join(problems[:3]), "protocol"), None
         try:
@@ -335,6 +335,9 @@ class Runner:
             except ConformanceError as exc:
                 result = StageResult(case.id, stage, "error", str(exc), outcome=case.outcome,
                                      error_kind="harness")
+            except Exception as exc:  # a bug of ours costs this stage, not the others
+                result = StageResult(case.id, stage, "error", f"runner error: {exc!r}",
+                                     outcome=case.outcome, error_kind="harness")
             result.duration = elapsed / len(ask)
             judged.append(result)
         return judged, None

@@ -101,7 +101,12 @@ class ProcessConnection:
 
     def ask(self, message: dict[str, Any], timeout: float) -> Any:
         line = self._exchange(jsonio.dumps_line(message), timeout, to_eof=False)
-        return self._parse(line)
+        try:
+            return self._parse(line)
+        except ProtocolViolation:
+            if self.eof:  # it died half way through its answer
+                raise self._crashed("it exited in the middle of an answer") from None
+            raise
 
     def ask_once(self, message: dict[str, Any], timeout: float) -> Any:
         """The one-shot exchange: whole stdout is the answer; the process must exit 0."""
