@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import time
+from pathlib import Path
 
 import pytest
 from helpers import run_spec
@@ -80,7 +81,7 @@ def live_group_members(pgid: int) -> list[int]:
         if not entry.isdigit():
             continue
         try:
-            stat = open(f"/proc/{entry}/stat").read()
+            stat = Path(f"/proc/{entry}/stat").read_text()
         except OSError:
             continue
         fields = stat.rsplit(")", 1)[1].split()

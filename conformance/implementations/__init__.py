@@ -203,13 +203,18 @@ def _from_file(path: Path) -> Implementation:
     except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConformanceError(f"cannot read implementation file: {exc}", path=path) from None
     kind = data.get("kind")
+    if not isinstance(data.get("cwd", "."), str):
+        raise ConformanceError("'cwd' must be a string (a directory)", path=path)
+    if not isinstance(data.get("env", {}), dict):
+        raise ConformanceError("'env' must be a table of strings", path=path)
     cwd = (path.parent / data.get("cwd", ".")).resolve()
     env = {**os.environ, **{k: str(v) for k, v in data.get("env", {}).items()}}
     command = data.get("command")
     if kind in ("process", "oneshot"):
         if isinstance(command, str):
             command = shlex.split(command)
-        if not command or not all(isinstance(c, str) for c in command):
+        if not isinstance(command, list) or not command or \
+                not all(isinstance(c, str) for c in command):
             raise ConformanceError("'command' must be a string or a list of strings", path=path)
         cls = PersistentImplementation if kind == "process" else OneShotImplementation
         return cls(str(path), command, cwd=cwd, env=env)
