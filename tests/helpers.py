@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from conformance.corpus import Corpus
 from conformance.implementations import Implementation, resolve
@@ -44,3 +46,19 @@ def run_spec(corpus: Corpus, spec: str, *, jobs: int = 1, timeout: float = 10.0,
         for impl in implementations:
             impl.close()
     return outcome
+
+
+def live_group_members(pgid: int) -> list[int]:
+    """Processes of a group still running (zombies left for init to reap do not count)."""
+    alive = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            alive.append(int(entry))
+    return alive

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import os
 import time
-from pathlib import Path
 
 import pytest
-from helpers import run_spec
+from helpers import live_group_members, run_spec
 
 from conformance.runner import Selection
 from conformance.stages import ALL_STAGES
@@ -73,21 +71,6 @@ def test_a_hung_process_is_killed_within_the_timeout_with_its_children(corpus, f
     hung = pids[1]  # alpha and beta ran on the first process
     assert live_group_members(hung) == []  # the sleeping child included
 
-
-def live_group_members(pgid: int) -> list[int]:
-    """Processes of a group still running (zombies left for init to reap do not count)."""
-    alive = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{entry}/stat").read_text()
-        except OSError:
-            continue
-        fields = stat.rsplit(")", 1)[1].split()
-        if int(fields[2]) == pgid and fields[0] != "Z":
-            alive.append(int(entry))
-    return alive
 
 
 def test_garbage_on_stdout_is_a_protocol_error_and_the_run_goes_on(corpus, fake):
