@@ -14,6 +14,7 @@ from typing import Any
 
 import click
 from rich.console import Console
+from rich.markup import escape
 
 from conformance import __version__, jsonio
 from conformance.corpus import Corpus
@@ -27,7 +28,7 @@ stderr = Console(stderr=True, highlight=False)
 
 
 def fail(exc: ConformanceError) -> None:
-    stderr.print(f"[bold red]error:[/] {exc.describe()}", markup=True, soft_wrap=True)
+    stderr.print(f"[bold red]error:[/] {escape(exc.describe())}", markup=True, soft_wrap=True)
     sys.exit(EXIT_UNUSABLE)
 
 

@@ -36,13 +36,29 @@ class Baseline:
 
     @classmethod
     def load(cls, path: Path) -> Baseline:
+        """Read a baseline file; every problem names the file and the entry's line."""
         data = read_toml(path)
+        known = data.get("known", [])
+        if not isinstance(known, list):
+            raise ConformanceError("'known' must be an array of tables: [[known]]", path=path)
+        lines = _entry_lines(path)
         entries = []
-        for number, item in enumerate(data.get("known", []), start=1):
+        for number, item in enumerate(known, start=1):
+            line = lines[number - 1] if number <= len(lines) else None
+            if not isinstance(item, dict):
+                raise ConformanceError(f"[[known]] entry {number} is not a table", path=path,
+                                       line=line)
             missing = {"case", "stage", "reason"} - set(item)
             if missing:
                 raise ConformanceError(
-                    f"[[known]] entry {number} lacks {', '.join(sorted(missing))}", path=path)
+                    f"[[known]] entry {number} lacks {', '.join(sorted(missing))}", path=path,
+                    line=line)
+            wrong = [key for key in ("case", "stage", "reason", "issue")
+                     if key in item and not isinstance(item[key], str)]
+            if wrong:
+                raise ConformanceError(
+                    f"[[known]] entry {number}: {', '.join(wrong)} must be a string",
+                    path=path, line=line)
             entries.append(KnownFailure(item["case"], item["stage"], item["reason"],
                                         item.get("issue", "")))
         return cls(entries)
@@ -59,6 +75,16 @@ class Baseline:
             "stale" if line["status"] == "pass" else None)
         if state:
             line["baseline"] = {"state": state, "reason": entry.reason, "issue": entry.issue}
+
+
+def _entry_lines(path: Path) -> list[int]:
+    """The line of each ``[[known]]`` header, in order, so errors can point at the entry."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return []
+    return [number for number, line in enumerate(text.splitlines(), start=1)
+            if line.strip().replace(" ", "") == "[[known]]"]
 
 
 def counts_as_failure(line: dict[str, Any]) -> bool:

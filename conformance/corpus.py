@@ -43,6 +43,17 @@ def read_toml(path: Path) -> dict[str, Any]:
         raise CorpusError(f"not valid TOML: {exc}", path=path, line=line) from None
 
 
+def _key_line(path: Path, key: str | None) -> int | None:
+    """The line that defines a top-level ``key`` in a TOML file (for error messages)."""
+    if key is None:
+        return None
+    pattern = re.compile(rf"^\s*(\[+\s*{re.escape(key)}\b|\"?{re.escape(key)}\"?\s*=)")
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if pattern.match(line):
+            return number
+    return None
+
+
 @dataclass(frozen=True)
 class Case:
     id: str
@@ -138,7 +149,9 @@ class Corpus:
         if errors:
             first = errors[0]
             where = ".".join(str(p) for p in first.path) or "(top level)"
-            raise CorpusError(f"invalid metadata at {where}: {first.message}", path=meta_path)
+            key = str(first.path[0]) if first.path else None
+            raise CorpusError(f"invalid metadata at {where}: {first.message}", path=meta_path,
+                              line=_key_line(meta_path, key))
         if not (directory / "session.jsonl").is_file():
             raise CorpusError("the case has no session.jsonl", path=directory)
         stages = meta.get("stages")

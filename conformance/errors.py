@@ -31,3 +31,11 @@ class ReferenceMissing(ConformanceError):
 
 class ImplementationError(ConformanceError):
     """An implementation could not be started or spoke the protocol wrongly."""
+
+
+class ProtocolViolation(ImplementationError):
+    """The implementation answered, but not in protocol v1: garbage, out of order, too long."""
+
+
+class RunFailed(ImplementationError):
+    """The implementation answered the run with an error of its own (an adapter bug)."""

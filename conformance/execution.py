@@ -11,12 +11,13 @@ import contextlib
 import io
 import sys
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
 from conformance import report as reports
-from conformance.baseline import Baseline
+from conformance.baseline import Baseline, counts_as_failure
 from conformance.corpus import Corpus
 from conformance.errors import ConformanceError
 from conformance.implementations import Implementation, resolve
@@ -44,21 +45,38 @@ class RunRequest:
 class RunOutcome:
     report: reports.Report
     stale_baseline: list[str]
+    restarts: int = 0
 
     @property
     def failed(self) -> bool:
         return self.report.failed() or bool(self.stale_baseline)
 
 
+def _start(impl: Implementation) -> Implementation:
+    impl.start()
+    return impl
+
+
 @contextlib.contextmanager
-def started(spec: str, jobs: int) -> Iterator[list[Implementation]]:
-    """``jobs`` running instances of the implementation, all closed on the way out."""
-    instances: list[Implementation] = []
+def started(spec: str, jobs: int, first: Implementation | None = None
+            ) -> Iterator[list[Implementation]]:
+    """``jobs`` running instances of the implementation (started side by side, since a
+    handshake can take a second), all closed on the way out, whatever happens."""
+    instances: list[Implementation] = [first] if first is not None else []
     try:
-        for _ in range(jobs):
-            impl = resolve(spec)
-            instances.append(impl)
-            impl.start()
+        wanted = [resolve(spec) for _ in range(jobs - len(instances))]
+        with ThreadPoolExecutor(max_workers=max(1, len(wanted))) as pool:
+            futures = [pool.submit(_start, impl) for impl in wanted]
+            problems = []
+            for future, impl in zip(futures, wanted, strict=True):
+                try:
+                    instances.append(future.result())
+                except ConformanceError as exc:
+                    problems.append(exc)
+                    with contextlib.suppress(Exception):
+                        impl.close()
+        if problems:
+            raise problems[0]
         yield instances
     finally:
         for impl in instances:
@@ -76,15 +94,22 @@ def _report_stream(path: Path | None) -> Iterator[IO[bytes]]:
         yield stream
 
 
-def _progress(total: int, enabled: bool) -> Any:
+def _progress(enabled: bool) -> Any:
+    """A progress bar on stderr, only for people (a terminal), never in CI logs."""
     if not enabled or not sys.stderr.isatty():
         return contextlib.nullcontext(None)
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, \
-        TimeRemainingColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
 
     return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                    TimeRemainingColumn(), console=Console(stderr=True), transient=True)
+                    TextColumn("{task.fields[failures]} failing"), TimeRemainingColumn(),
+                    console=Console(stderr=True), transient=True)
 
 
 def execute(request: RunRequest) -> RunOutcome:
@@ -98,9 +123,20 @@ def execute(request: RunRequest) -> RunOutcome:
                                         max_restarts=request.max_restarts,
                                         jobs=request.jobs,
                                         validate_protocol=request.validate_protocol))
-    with started(request.impl_spec, request.jobs) as instances, \
+    # Every golden the selection could need, read before any process starts: a missing or
+    # broken golden is an input problem (exit 2), not an error in the middle of a run.
+    runner.preflight([(case, [s for s in case.stages if selection.wants(s)], [])
+                      for case in cases])
+    first = resolve(request.impl_spec)
+    try:
+        hello = first.start()
+    except BaseException:
+        first.close()
+        raise
+    planned = runner.plan(hello, cases, selection)
+    workers = max(1, min(request.jobs, sum(1 for _, ask, _ in planned if ask)))
+    with started(request.impl_spec, workers, first) as instances, \
             _report_stream(request.report_path) as stream:
-        hello = instances[0].hello
         head = reports.header(
             implementation=hello.implementation,
             capabilities=hello.raw.get("capabilities", {}),
@@ -110,23 +146,26 @@ def execute(request: RunRequest) -> RunOutcome:
                        "impl": request.impl_spec},
         )
         writer = reports.ReportWriter(stream, head)
-        planned = runner.plan(hello, cases, selection)
         total = sum(len(ask) + len(skipped) for _, ask, skipped in planned)
-        with _progress(total, request.progress) as bar:
-            task = bar.add_task(hello.name, total=total) if bar else None
+        with _progress(request.progress) as bar:
+            task = bar.add_task(hello.name, total=total, failures=0) if bar else None
+            failing = 0
 
             def emit(result: StageResult) -> None:
+                nonlocal failing
                 line = writer.add_pending(result)
                 baseline.judge(line)
                 writer.flush_pending()
                 if bar is not None:
-                    bar.advance(task)
+                    failing += counts_as_failure(line)
+                    bar.update(task, advance=1, failures=failing,
+                               description=f"{hello.name} {result.case}")
 
-            runner.run(instances, cases, selection, emit)
+            runner.run(instances, cases, selection, emit, planned)
         report = writer.close()
     known_ids = {c.id for c in corpus.cases}
     # Entries that pass again are marked stale on their result lines; an entry for a case
     # that no longer exists can only be found here.
     missing = [f"{e.case} {e.stage}: no such case" for e in baseline.entries
                if not any(ch in e.case for ch in "*?[") and e.case not in known_ids]
-    return RunOutcome(report, missing)
+    return RunOutcome(report, missing, runner.restarts)

@@ -8,6 +8,7 @@ is computed by our code: regeneration writes what the harness returned.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -49,6 +50,12 @@ def read_golden(case: Case, stage: str) -> Golden:
     if data["stage"] != stage:
         raise CorpusError(f"golden is for stage {data['stage']!r}, not {stage!r}", path=path)
     return Golden(stage=stage, result=result, provenance=data["provenance"])
+
+
+def read_goldens(wanted: Iterable[tuple[Case, str]]) -> dict[tuple[str, str], Golden]:
+    """Every golden a run needs, read before the run starts: a missing or broken golden is
+    a CorpusError naming its file (exit code 2), not an error result in the middle of a run."""
+    return {(case.id, stage): read_golden(case, stage) for case, stage in wanted}
 
 
 def write_golden(case: Case, golden: Golden) -> Path:

@@ -15,7 +15,7 @@ import jsonschema
 
 from conformance import jsonio
 from conformance._paths import SCHEMA_DIR
-from conformance.errors import ImplementationError
+from conformance.errors import ImplementationError, ProtocolViolation, RunFailed
 
 VERSION = 1
 MESSAGES = ("hello-request", "hello-response", "run-request", "run-response", "bye-request")
@@ -34,6 +34,17 @@ def schema_errors(message: str, value: Any) -> list[str]:
         f"{'/'.join(map(str, e.absolute_path)) or '(top level)'}: {e.message}"
         for e in sorted(validator(message).iter_errors(value), key=lambda e: list(e.path))
     ]
+
+
+def run_answer_problems(answer: Any, stages: list[str]) -> list[str]:
+    """Everything strict validation finds in a run answer: schema violations, and results for
+    stages that were not asked for (which the lenient path silently ignores)."""
+    problems = schema_errors("run-response", answer)
+    results = answer.get("results") if isinstance(answer, dict) else None
+    if isinstance(results, dict):
+        problems += [f"results/{stage}: a result for a stage that was not asked for"
+                     for stage in sorted(set(results) - set(stages))]
+    return problems
 
 
 @dataclass(frozen=True)
@@ -88,29 +99,48 @@ def run_request(seq: int, case_id: str, features: tuple[str, ...], session_path:
     }
 
 
+def _stage_result_problem(result: Any) -> str | None:
+    """Why one stage result is malformed, or None (the run-response schema, checked fast)."""
+    if not isinstance(result, dict) or len(result) != 1:
+        return f"needs exactly one of {', '.join(STAGE_RESULT_KINDS)}"
+    kind, value = next(iter(result.items()))
+    if kind not in STAGE_RESULT_KINDS:
+        return f"unknown result kind {kind!r} (use one of {', '.join(STAGE_RESULT_KINDS)})"
+    if kind in ("rejected", "error") and not (
+            isinstance(value, dict) and isinstance(value.get("message"), str)):
+        return f"{kind} needs {{\"message\": string}}"
+    if kind == "skipped" and not isinstance(value, str):
+        return "skipped needs a string (the reason)"
+    return None
+
+
 def check_run_answer(answer: Any, seq: int, stages: list[str]) -> dict[str, dict[str, Any]]:
-    """The per-stage results of a run answer, or ImplementationError saying what is wrong."""
+    """The per-stage results of a run answer.
+
+    Raises ProtocolViolation when the answer cannot be paired with the request (not an
+    object, another seq: the exchange is out of step and the process must be restarted), and
+    RunFailed when the implementation answered with an error for the whole run. A missing or
+    malformed stage result becomes an ``error`` for that stage alone.
+    """
     if not isinstance(answer, dict):
-        raise ImplementationError(f"run answer is not a JSON object: {str(answer)[:200]}")
+        raise ProtocolViolation(f"run answer is not a JSON object: {str(answer)[:200]}")
     if answer.get("seq") != seq:
-        raise ImplementationError(
+        raise ProtocolViolation(
             f"answer out of order: expected seq {seq}, got {answer.get('seq')!r}")
     if "error" in answer:
         error = answer["error"]
         message = error.get("message") if isinstance(error, dict) else error
-        raise ImplementationError(f"the implementation failed the run: {message}")
+        raise RunFailed(f"the implementation failed the run: {message}")
     results = answer.get("results")
     if not isinstance(results, dict):
-        raise ImplementationError("run answer has neither results nor error")
+        raise ProtocolViolation("run answer has neither results nor error")
     checked = {}
     for stage in stages:
         result = results.get(stage)
-        if result is None:
-            checked[stage] = {"error": {"message": f"no result for stage {stage}"}}
-        elif not isinstance(result, dict) or len(result) != 1 or \
-                next(iter(result)) not in STAGE_RESULT_KINDS:
-            checked[stage] = {"error": {"message":
-                f"malformed stage result (needs exactly one of {', '.join(STAGE_RESULT_KINDS)})"}}
-        else:
+        problem = ("no result for this stage" if result is None
+                   else _stage_result_problem(result))
+        if problem is None:
             checked[stage] = result
+        else:
+            checked[stage] = {"protocol-error": {"message": f"malformed stage result: {problem}"}}
     return checked

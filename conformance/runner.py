@@ -21,16 +21,40 @@ from typing import Any
 from conformance import protocol
 from conformance.compare import Difference, differences
 from conformance.corpus import Case, Corpus
-from conformance.errors import ConformanceError, ImplementationError
-from conformance.golden import read_golden
-from conformance.implementations import Implementation
+from conformance.errors import (
+    ConformanceError,
+    ImplementationError,
+    ProtocolViolation,
+    RunFailed,
+)
+from conformance.golden import Golden, read_golden, read_goldens
+from conformance.implementations import Crashed, Implementation, Timeout
 from conformance.normalize import input_strings
+from conformance.stages import api_of
 
 # pass: matches the golden. fail: differs where Pi's behaviour is required. error: no usable
 # answer (crash, hang, malformed answer, or the implementation reported an error).
 # skip: not applicable. info: an answer where nothing is required (implementation-defined,
 # or Pi itself misbehaves), with its differences for reference.
 STATUSES = ("pass", "fail", "error", "skip", "info")
+
+# Why an ``error`` is an error, so that harness and protocol trouble is never mistaken for a
+# wrong answer: timeout and crash (the process hung or died), protocol (garbage, out of order,
+# malformed or over-long answers, schema violations), implementation (it reported an error
+# itself), harness (the runner's own trouble), not-run (abandoned after the restart cap).
+ERROR_KINDS = ("timeout", "crash", "protocol", "implementation", "harness", "not-run")
+
+
+def error_kind(exc: BaseException) -> str:
+    if isinstance(exc, Timeout):
+        return "timeout"
+    if isinstance(exc, Crashed):
+        return "crash"
+    if isinstance(exc, ProtocolViolation):
+        return "protocol"
+    if isinstance(exc, (RunFailed, ImplementationError)):
+        return "implementation"
+    return "harness"
 
 
 @dataclass
@@ -44,9 +68,12 @@ class StageResult:
     expected_kind: str | None = None
     actual_kind: str | None = None
     duration: float = 0.0
+    error_kind: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"case": self.case, "stage": self.stage, "status": self.status}
+        if self.error_kind:
+            data["error_kind"] = self.error_kind
         if self.message:
             data["message"] = self.message
         if self.differences:
@@ -62,7 +89,11 @@ class StageResult:
 
 @dataclass(frozen=True)
 class Selection:
-    """Which cases and stages to run; empty means all."""
+    """Which cases and stages to run; empty means all.
+
+    ``stages`` and ``apis`` add up: ``--stage context --api openai-responses`` runs the
+    context stage and request.openai-responses; ``--api`` alone runs only request stages.
+    """
 
     cases: tuple[str, ...] = ()
     features: tuple[str, ...] = ()
@@ -70,11 +101,9 @@ class Selection:
     apis: tuple[str, ...] = ()
 
     def wants(self, stage: str) -> bool:
-        if self.stages and stage not in self.stages:
-            return False
-        if self.apis and stage.startswith("request.") and stage[8:] not in self.apis:
-            return False
-        return True
+        if not self.stages and not self.apis:
+            return True
+        return stage in self.stages or api_of(stage) in self.apis
 
 
 @dataclass
@@ -85,17 +114,25 @@ class RunSettings:
     validate_protocol: bool = False
 
 
-def judge(case: Case, stage: str, answer: dict[str, Any], known: frozenset[str]) -> StageResult:
-    """One stage's verdict: the implementation's result against the golden."""
-    golden = read_golden(case, stage)
+Planned = tuple[Case, list[str], list[StageResult]]
+
+
+def judge(case: Case, stage: str, answer: dict[str, Any], known: frozenset[str],
+          golden: Golden | None = None) -> StageResult:
+    """One stage's verdict: the implementation's result (checked by protocol.check_run_answer)
+    against the golden."""
+    golden = golden or read_golden(case, stage)
     expected_kind, actual_kind = golden.kind, next(iter(answer))
     result = StageResult(case.id, stage, "pass", outcome=case.outcome,
                          expected_kind=expected_kind, actual_kind=actual_kind)
-    if actual_kind == "error":
-        result.status, result.message = "error", str(answer["error"].get("message", ""))
+    if actual_kind in ("error", "protocol-error"):
+        result.status, result.message = "error", str(answer[actual_kind]["message"])
+        result.error_kind = "implementation" if actual_kind == "error" else "protocol"
+        result.actual_kind = "error"
         return result
     if actual_kind == "skipped":
-        result.status, result.message = "skip", f"the implementation skipped it: {answer['skipped']}"
+        result.status = "skip"
+        result.message = f"the implementation skipped it: {answer['skipped']}"
         return result
     if expected_kind == "misbehaved":
         result.status = "info"
@@ -108,7 +145,7 @@ def judge(case: Case, stage: str, answer: dict[str, Any], known: frozenset[str])
                               + "), the implementation answered it")
         else:
             result.message = ("the implementation rejected this input ("
-                              + str(answer["rejected"].get("message")) + "), Pi answers it")
+                              + str(answer["rejected"]["message"]) + "), Pi answers it")
     elif expected_kind == "output":
         result.differences = differences(golden.result["output"], answer["output"], known)
         if result.differences:
@@ -119,13 +156,32 @@ def judge(case: Case, stage: str, answer: dict[str, Any], known: frozenset[str])
     return result
 
 
+class _RestartBudget:
+    """The restart cap, shared by all workers of a run."""
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        self.used = 0
+        self.lock = threading.Lock()
+
+    def take(self) -> bool:
+        with self.lock:
+            if self.used >= self.limit:
+                return False
+            self.used += 1
+            return True
+
+
 class Runner:
     def __init__(self, corpus: Corpus, settings: RunSettings | None = None):
         self.corpus = corpus
         self.settings = settings or RunSettings()
+        self.goldens: dict[tuple[str, str], Golden] = {}
+        self.restarts = 0
+        self.abandoned: str | None = None
 
     def plan(self, hello: protocol.Hello, cases: Iterable[Case],
-             selection: Selection) -> list[tuple[Case, list[str], list[StageResult]]]:
+             selection: Selection) -> list[Planned]:
         """Per case, the stages to ask for and the skips decided without asking."""
         planned = []
         for case in cases:
@@ -148,12 +204,24 @@ class Runner:
                 planned.append((case, ask, skipped))
         return planned
 
+    def preflight(self, planned: list[Planned]) -> None:
+        """Read every golden the plan needs; a missing or broken one is a CorpusError."""
+        self.goldens.update(read_goldens(
+            (case, stage) for case, ask, _ in planned for stage in ask
+            if (case.id, stage) not in self.goldens))
+
     def run(self, implementations: list[Implementation], cases: list[Case],
-            selection: Selection, emit: Callable[[StageResult], None]) -> None:
-        """Run ``cases`` on already started ``implementations`` (one per worker)."""
-        hello = implementations[0].hello
-        work: queue.Queue[tuple[int, tuple[Case, list[str], list[StageResult]]]] = queue.Queue()
-        for item in enumerate(self.plan(hello, cases, selection)):
+            selection: Selection, emit: Callable[[StageResult], None],
+            planned: list[Planned] | None = None) -> None:
+        """Run ``cases`` on already started ``implementations`` (one per worker).
+
+        Every planned stage gets exactly one result, whatever the implementations do.
+        """
+        if planned is None:
+            planned = self.plan(implementations[0].hello, cases, selection)
+        self.preflight(planned)
+        work: queue.Queue[tuple[int, Planned]] = queue.Queue()
+        for item in enumerate(planned):
             work.put(item)
         lock = threading.Lock()
 
@@ -161,24 +229,34 @@ class Runner:
             with lock:
                 emit(result)
 
+        budget = _RestartBudget(self.settings.max_restarts)
         scratch = Path(tempfile.mkdtemp(prefix="pi-conformance-run-"))
         try:
             workers = [
-                threading.Thread(target=self._worker, args=(impl, work, locked_emit, scratch),
-                                 daemon=True)
+                threading.Thread(target=self._worker,
+                                 args=(impl, work, locked_emit, scratch, budget), daemon=True)
                 for impl in implementations
             ]
             for worker in workers:
                 worker.start()
             for worker in workers:
                 worker.join()
+            # Whatever no worker could run (all gave up) is reported, never dropped.
+            reason = f"not run: {self.abandoned or 'no worker left'}"
+            while not work.empty():
+                _, (case, ask, skipped) = work.get_nowait()
+                for result in skipped:
+                    locked_emit(result)
+                for stage in ask:
+                    locked_emit(StageResult(case.id, stage, "error", reason,
+                                            outcome=case.outcome, error_kind="not-run"))
         finally:
+            self.restarts += budget.used
             shutil.rmtree(scratch, ignore_errors=True)
 
-    def _worker(self, impl: Implementation, work: queue.Queue[Any],
-                emit: Callable[[StageResult], None], scratch: Path) -> None:
-        given_up: str | None = None
-        restarts = 0
+    def _worker(self, impl: Implementation, work: queue.Queue[tuple[int, Planned]],
+                emit: Callable[[StageResult], None], scratch: Path,
+                budget: _RestartBudget) -> None:
         while True:
             try:
                 seq, (case, ask, skipped) = work.get_nowait()
@@ -188,64 +266,78 @@ class Runner:
                 emit(result)
             if not ask:
                 continue
-            if given_up is not None:
-                for stage in ask:
-                    emit(StageResult(case.id, stage, "error", given_up, outcome=case.outcome))
+            try:
+                results, failure = self._run_case(impl, seq, case, ask, scratch)
+            except Exception as exc:  # a bug of ours must not lose the rest of the run
+                results = [StageResult(case.id, stage, "error", f"runner error: {exc!r}",
+                                       outcome=case.outcome, error_kind="harness")
+                           for stage in ask]
+                failure = None
+            for result in results:
+                emit(result)
+            if failure is None or not impl.persistent:
                 continue
-            failure = self._run_case(impl, seq, case, ask, emit, scratch)
-            if failure is None:
-                continue
-            if restarts >= self.settings.max_restarts:
-                given_up = f"not run: gave up after {restarts} restarts ({failure})"
-                continue
-            restarts += 1
+            if not budget.take():
+                self.abandoned = (f"gave up after {budget.limit} restart(s); the last "
+                                  f"failure: {failure}")
+                return
             try:
                 impl.restart()
             except ConformanceError as exc:
-                given_up = f"not run: the implementation could not be restarted: {exc}"
+                self.abandoned = f"the implementation could not be restarted: {exc}"
+                return
 
     def _run_case(self, impl: Implementation, seq: int, case: Case, ask: list[str],
-                  emit: Callable[[StageResult], None], scratch: Path) -> str | None:
-        """Run one case; returns a description of the failure when a restart is needed."""
+                  scratch: Path) -> tuple[list[StageResult], str | None]:
+        """One case's results, and a description of the failure when a restart is needed."""
         session = case.session_bytes()
         copy = scratch / f"{seq}-session.jsonl"
         copy.write_bytes(session)
         request = protocol.run_request(
             seq, case.id, case.features, str(copy), session.decode("utf-8", errors="replace"),
             ask, self.corpus.request_options(case))
+        if self.settings.validate_protocol:
+            problems = protocol.schema_errors("run-request", request)
+            if problems:  # our own bug: say so rather than blame the implementation
+                raise ConformanceError("the runner built an invalid run request: "
+                                       + "; ".join(problems[:3]))
         started = time.perf_counter()
+
+        def errors(message: str, kind: str) -> list[StageResult]:
+            share = (time.perf_counter() - started) / len(ask)
+            return [StageResult(case.id, stage, "error", message, outcome=case.outcome,
+                                duration=share, error_kind=kind) for stage in ask]
+
         try:
             answer = impl.run(request, self.settings.timeout)
         except ImplementationError as exc:
-            elapsed = time.perf_counter() - started
-            for stage in ask:
-                emit(StageResult(case.id, stage, "error", str(exc), outcome=case.outcome,
-                                 duration=elapsed / len(ask)))
-            return str(exc).splitlines()[0]
+            return errors(str(exc), error_kind(exc)), str(exc).splitlines()[0]
         finally:
             copy.unlink(missing_ok=True)
         elapsed = time.perf_counter() - started
-        problems = (protocol.schema_errors("run-response", answer)
-                    if self.settings.validate_protocol else [])
+        if self.settings.validate_protocol:
+            problems = protocol.run_answer_problems(answer, ask)
+            if problems:
+                return errors("protocol violation: " + "; ".join(problems[:3]), "protocol"), None
         try:
             results = protocol.check_run_answer(answer, seq, ask)
-        except ImplementationError as exc:
-            for stage in ask:
-                emit(StageResult(case.id, stage, "error", str(exc), outcome=case.outcome,
-                                 duration=elapsed / len(ask)))
-            # An answer with the wrong seq means requests and answers are out of step.
-            return None if "failed the run" in str(exc) else str(exc)
+        except ProtocolViolation as exc:
+            # Answers no longer pair with requests: this process cannot be trusted any more.
+            return errors(str(exc), "protocol"), str(exc)
+        except RunFailed as exc:
+            return errors(str(exc), "implementation"), None
         known = input_strings(session)
+        judged = []
         for stage in ask:
-            if problems:
-                result = StageResult(case.id, stage, "error",
-                                     "protocol violation: " + "; ".join(problems[:3]),
-                                     outcome=case.outcome)
-            else:
-                try:
-                    result = judge(case, stage, results[stage], known)
-                except ConformanceError as exc:
-                    result = StageResult(case.id, stage, "error", str(exc), outcome=case.outcome)
+            golden = self.goldens.get((case.id, stage))
+            try:
+                result = judge(case, stage, results[stage], known, golden)
+            except ConformanceError as exc:
+                result = StageResult(case.id, stage, "error", str(exc), outcome=case.outcome,
+                                     error_kind="harness")
+            except Exception as exc:  # a bug of ours costs this stage, not the others
+                result = StageResult(case.id, stage, "error", f"runner error: {exc!r}",
+                                     outcome=case.outcome, error_kind="harness")
             result.duration = elapsed / len(ask)
-            emit(result)
-        return None
+            judged.append(result)
+        return judged, None

@@ -15,7 +15,6 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
-import subprocess
 import sys
 import tempfile
 import tomllib
@@ -24,14 +23,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-import orjson
-
-from conformance import jsonio, protocol
+from conformance import protocol
 from conformance.errors import ConformanceError, ImplementationError
 from conformance.implementations.process import (
     HELLO_TIMEOUT,
     Crashed,
     ProcessConnection,
+    ProtocolViolation,
     Timeout,
 )
 
@@ -40,6 +38,7 @@ __all__ = [
     "Implementation",
     "OneShotImplementation",
     "PersistentImplementation",
+    "ProtocolViolation",
     "Timeout",
     "resolve",
 ]
@@ -50,6 +49,9 @@ class Implementation(ABC):
 
     spec: str
     hello: protocol.Hello
+    #: True when the implementation keeps a process across requests, which a crash or hang
+    #: leaves unusable until ``restart``.
+    persistent = True
 
     @abstractmethod
     def start(self) -> protocol.Hello: ...
@@ -133,7 +135,13 @@ class PersistentImplementation(Implementation):
 
 
 class OneShotImplementation(Implementation):
-    """One process per request, for adapters too simple to keep state: toml-test's contract."""
+    """One process per request, for adapters too simple to keep state: toml-test's contract.
+
+    The request is written to stdin, which is then closed; all of stdout is the answer, and
+    the process must exit 0. Nothing survives a request, so there is never anything to restart.
+    """
+
+    persistent = False
 
     def __init__(self, spec: str, command: Sequence[str], *, cwd: Path | None = None,
                  env: dict[str, str] | None = None):
@@ -143,27 +151,11 @@ class OneShotImplementation(Implementation):
         self.env = env
 
     def _exchange(self, message: dict[str, Any], timeout: float) -> Any:
+        connection = ProcessConnection(self.command, cwd=self.cwd, env=self.env)
         try:
-            process = subprocess.Popen(
-                self.command, cwd=self.cwd, env=self.env, stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
-        except OSError as exc:
-            raise ImplementationError(
-                f"cannot start {' '.join(self.command)}: {exc.strerror or exc}") from None
-        try:
-            out, err = process.communicate(jsonio.dumps_line(message), timeout=timeout)
-        except subprocess.TimeoutExpired:
-            _kill_group(process)
-            process.communicate()
-            raise Timeout(f"no answer within {timeout:g}s") from None
-        if process.returncode != 0:
-            tail = err.decode("utf-8", errors="replace").strip()[-2000:]
-            raise Crashed(f"exit code {process.returncode}" + (f"\n{tail}" if tail else ""))
-        try:
-            return orjson.loads(out)
-        except orjson.JSONDecodeError as exc:
-            shown = out[:200].decode("utf-8", errors="replace")
-            raise ImplementationError(f"answer is not JSON ({exc.msg}): {shown!r}") from None
+            return connection.ask_once(message, timeout)
+        finally:
+            connection.kill()
 
     def start(self) -> protocol.Hello:
         try:
@@ -175,13 +167,6 @@ class OneShotImplementation(Implementation):
 
     def run(self, request: dict[str, Any], timeout: float) -> Any:
         return self._exchange(request, timeout)
-
-
-def _kill_group(process: subprocess.Popen[bytes]) -> None:
-    try:
-        os.killpg(process.pid, 9)
-    except (ProcessLookupError, PermissionError):
-        process.kill()
 
 
 def reference() -> PersistentImplementation:
@@ -218,13 +203,18 @@ def _from_file(path: Path) -> Implementation:
     except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConformanceError(f"cannot read implementation file: {exc}", path=path) from None
     kind = data.get("kind")
+    if not isinstance(data.get("cwd", "."), str):
+        raise ConformanceError("'cwd' must be a string (a directory)", path=path)
+    if not isinstance(data.get("env", {}), dict):
+        raise ConformanceError("'env' must be a table of strings", path=path)
     cwd = (path.parent / data.get("cwd", ".")).resolve()
     env = {**os.environ, **{k: str(v) for k, v in data.get("env", {}).items()}}
     command = data.get("command")
     if kind in ("process", "oneshot"):
         if isinstance(command, str):
             command = shlex.split(command)
-        if not command or not all(isinstance(c, str) for c in command):
+        if not isinstance(command, list) or not command or \
+                not all(isinstance(c, str) for c in command):
             raise ConformanceError("'command' must be a string or a list of strings", path=path)
         cls = PersistentImplementation if kind == "process" else OneShotImplementation
         return cls(str(path), command, cwd=cwd, env=env)

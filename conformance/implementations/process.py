@@ -1,17 +1,21 @@
-"""A persistent implementation process speaking protocol v1 over stdin and stdout.
+"""An implementation process and one bounded exchange with it: a request out, an answer back.
 
-The runner owns the process: it starts it, bounds every wait with a timeout, reads stdout
-on a thread so a process that floods or never answers cannot block it, keeps the last part
-of stderr for error messages, and kills the whole process group when it misbehaves.
+The runner owns the process. Every exchange is a single ``select`` loop over the process's
+stdin and stdout with one deadline, so nothing the implementation does can block the runner:
+not a hang, not a flood of output, not refusing to read its stdin. Only one answer line
+(at most ``max_line`` bytes) is ever held in memory; stderr is drained on a thread that keeps
+just its tail for error messages. A misbehaving process is killed with its whole process group.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
-import queue
+import selectors
 import signal
 import subprocess
 import threading
+import time
 from collections import deque
 from collections.abc import Sequence
 from pathlib import Path
@@ -20,11 +24,12 @@ from typing import Any
 import orjson
 
 from conformance import jsonio, protocol
-from conformance.errors import ImplementationError
+from conformance.errors import ImplementationError, ProtocolViolation
 
 MAX_LINE = 64 * 1024 * 1024
 STDERR_TAIL = 64 * 1024
 HELLO_TIMEOUT = 60.0
+_CHUNK = 1024 * 1024
 
 
 class Timeout(ImplementationError):
@@ -32,109 +37,182 @@ class Timeout(ImplementationError):
 
 
 class Crashed(ImplementationError):
-    """The implementation exited, or closed its stdout."""
-
-
-class _Lines:
-    """stdout as a queue of complete lines; an over-long line is reported, never buffered."""
-
-    def __init__(self, stream: Any):
-        self.queue: queue.Queue[tuple[str, bytes | int | None]] = queue.Queue()
-        self.thread = threading.Thread(target=self._pump, args=(stream,), daemon=True)
-        self.thread.start()
-
-    def _pump(self, stream: Any) -> None:
-        try:
-            while True:
-                line = stream.readline(MAX_LINE)
-                if not line:
-                    break
-                if line.endswith(b"\n"):
-                    self.queue.put(("line", line))
-                    continue
-                if len(line) < MAX_LINE:  # the last line, without a newline, then EOF
-                    self.queue.put(("line", line))
-                    continue
-                size = len(line)
-                while line and not line.endswith(b"\n"):
-                    line = stream.readline(MAX_LINE)
-                    size += len(line)
-                self.queue.put(("overlong", size))
-        except (OSError, ValueError):
-            pass
-        self.queue.put(("eof", None))
-
-    def get(self, timeout: float) -> tuple[str, bytes | int | None]:
-        try:
-            return self.queue.get(timeout=timeout)
-        except queue.Empty:
-            raise Timeout(f"no answer within {timeout:g}s") from None
+    """The implementation exited, or closed its stdin or stdout."""
 
 
 class _StderrTail:
+    """Drains stderr so the process never blocks on it; keeps the last STDERR_TAIL bytes."""
+
     def __init__(self, stream: Any):
         self.chunks: deque[bytes] = deque()
         self.size = 0
         self.lock = threading.Lock()
-        threading.Thread(target=self._pump, args=(stream,), daemon=True).start()
+        self.thread = threading.Thread(target=self._pump, args=(stream,), daemon=True)
+        self.thread.start()
 
     def _pump(self, stream: Any) -> None:
-        try:
-            for chunk in iter(lambda: stream.read1(65536), b""):
+        with contextlib.suppress(OSError, ValueError):
+            for chunk in iter(lambda: stream.read(65536), b""):
                 with self.lock:
                     self.chunks.append(chunk)
                     self.size += len(chunk)
                     while self.size > STDERR_TAIL and len(self.chunks) > 1:
                         self.size -= len(self.chunks.popleft())
-        except (OSError, ValueError):
-            pass
 
     def text(self) -> str:
+        self.thread.join(timeout=0.5)  # let it catch the last words of a dying process
         with self.lock:
             data = b"".join(self.chunks)[-STDERR_TAIL:]
         return data.decode("utf-8", errors="replace")
 
 
 class ProcessConnection:
-    """One running implementation process; ``ask`` sends a message and waits for one line."""
+    """One running implementation process.
+
+    ``ask`` sends a message and returns the next line it answers, parsed; ``ask_once`` sends a
+    message, closes stdin and returns all of stdout, parsed (the one-shot contract).
+    """
 
     def __init__(self, command: Sequence[str], *, cwd: Path | None = None,
-                 env: dict[str, str] | None = None):
+                 env: dict[str, str] | None = None, max_line: int = MAX_LINE):
         try:
             self.process = subprocess.Popen(
                 list(command), cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE, start_new_session=True,
+                stderr=subprocess.PIPE, start_new_session=True, bufsize=0,
             )
         except OSError as exc:
             raise ImplementationError(
                 f"cannot start {' '.join(command)}: {exc.strerror or exc}") from None
-        self.lines = _Lines(self.process.stdout)
+        assert self.process.stdin and self.process.stdout
+        self.max_line = max_line
+        self.stdin_fd = self.process.stdin.fileno()
+        self.stdout_fd = self.process.stdout.fileno()
+        os.set_blocking(self.stdin_fd, False)
+        os.set_blocking(self.stdout_fd, False)
+        self.buffer = bytearray()
+        self.scanned = 0  # bytes of ``buffer`` known to hold no newline
+        self.eof = False
+        self.stdin_open = True
         self.stderr = _StderrTail(self.process.stderr)
 
-    def send(self, message: dict[str, Any]) -> None:
-        assert self.process.stdin is not None
-        try:
-            self.process.stdin.write(jsonio.dumps_line(message))
-            self.process.stdin.flush()
-        except (BrokenPipeError, OSError, ValueError):
-            raise self._crashed("it closed its stdin") from None
-
-    def receive(self, timeout: float) -> Any:
-        kind, value = self.lines.get(timeout)
-        if kind == "eof":
-            raise self._crashed("it closed its stdout")
-        if kind == "overlong":
-            raise ImplementationError(f"answer line longer than {MAX_LINE} bytes ({value} bytes)")
-        assert isinstance(value, bytes)
-        try:
-            return orjson.loads(value)
-        except orjson.JSONDecodeError as exc:
-            shown = value[:200].decode("utf-8", errors="replace")
-            raise ImplementationError(f"answer is not JSON ({exc.msg}): {shown!r}") from None
+    @property
+    def pid(self) -> int:
+        return self.process.pid
 
     def ask(self, message: dict[str, Any], timeout: float) -> Any:
-        self.send(message)
-        return self.receive(timeout)
+        line = self._exchange(jsonio.dumps_line(message), timeout, to_eof=False)
+        try:
+            return self._parse(line)
+        except ProtocolViolation:
+            if self.eof:  # it died half way through its answer
+                raise self._crashed("it exited in the middle of an answer") from None
+            raise
+
+    def ask_once(self, message: dict[str, Any], timeout: float) -> Any:
+        """The one-shot exchange: whole stdout is the answer; the process must exit 0."""
+        deadline = time.monotonic() + timeout
+        out = self._exchange(jsonio.dumps_line(message), timeout, to_eof=True)
+        try:
+            code = self.process.wait(timeout=max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            raise Timeout(f"answered but did not exit within {timeout:g}s") from None
+        if code != 0:
+            raise self._crashed(f"exit code {code}")
+        return self._parse(out)
+
+    def _exchange(self, request: bytes, timeout: float, *, to_eof: bool) -> bytes:
+        deadline = time.monotonic() + timeout
+        pending = memoryview(request)
+        selector = selectors.DefaultSelector()
+        try:
+            if self.stdin_open:
+                selector.register(self.stdin_fd, selectors.EVENT_WRITE)
+            else:
+                raise self._crashed("it closed its stdin")
+            if not self.eof:
+                selector.register(self.stdout_fd, selectors.EVENT_READ)
+            while True:
+                if not pending and not to_eof:
+                    line = self._take_line()
+                    if line is not None:
+                        return line
+                if self.eof and not pending:
+                    if to_eof:
+                        return bytes(self.buffer)
+                    if self.buffer.strip():  # a last line without its newline
+                        line = bytes(self.buffer)
+                        self.buffer.clear()
+                        return line
+                    raise self._crashed("it closed its stdout")
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise Timeout(f"no answer within {timeout:g}s")
+                for key, _ in selector.select(remaining):
+                    if key.fd == self.stdin_fd:
+                        pending = self._write(pending, selector, close_after=to_eof)
+                    else:
+                        self._read(selector, to_eof)
+        finally:
+            selector.close()
+
+    def _write(self, pending: memoryview, selector: selectors.BaseSelector, *,
+               close_after: bool) -> memoryview:
+        try:
+            written = os.write(self.stdin_fd, pending[:_CHUNK])
+        except BlockingIOError:
+            return pending
+        except (BrokenPipeError, ConnectionResetError):
+            self.stdin_open = False
+            selector.unregister(self.stdin_fd)
+            if self.eof or not close_after:
+                raise self._crashed("it closed its stdin") from None
+            return pending[:0]
+        pending = pending[written:]
+        if not pending:
+            selector.unregister(self.stdin_fd)
+            if close_after:
+                self.stdin_open = False
+                with contextlib.suppress(OSError):
+                    self.process.stdin.close()  # type: ignore[union-attr]
+        return pending
+
+    def _read(self, selector: selectors.BaseSelector, to_eof: bool) -> None:
+        try:
+            chunk = os.read(self.stdout_fd, _CHUNK)
+        except BlockingIOError:
+            return
+        if not chunk:
+            self.eof = True
+            selector.unregister(self.stdout_fd)
+            return
+        self.buffer += chunk
+        if len(self.buffer) > self.max_line and (to_eof or b"\n" not in chunk):
+            size = len(self.buffer)
+            self.buffer.clear()
+            what = "output" if to_eof else "answer line"
+            raise ProtocolViolation(
+                f"{what} longer than {self.max_line} bytes (read {size} bytes so far)")
+
+    def _take_line(self) -> bytes | None:
+        index = self.buffer.find(b"\n", self.scanned)
+        if index < 0:
+            self.scanned = len(self.buffer)
+            return None
+        line = bytes(self.buffer[:index])
+        del self.buffer[: index + 1]
+        self.scanned = 0
+        if not line.strip():
+            return self._take_line()  # blank lines between messages are allowed
+        if len(line) > self.max_line:
+            raise ProtocolViolation(f"answer line longer than {self.max_line} bytes")
+        return line
+
+    def _parse(self, data: bytes) -> Any:
+        try:
+            return orjson.loads(data)
+        except orjson.JSONDecodeError as exc:
+            shown = data[:200].decode("utf-8", errors="replace")
+            raise ProtocolViolation(f"answer is not JSON ({exc.msg}): {shown!r}") from None
 
     def _crashed(self, how: str) -> Crashed:
         try:
@@ -142,33 +220,30 @@ class ProcessConnection:
         except subprocess.TimeoutExpired:
             code = None
         tail = self.stderr.text().strip()
-        detail = f"{how}; exit code {code}" if code is not None else how
-        return Crashed(f"the implementation stopped: {detail}" + (f"\n{tail}" if tail else ""))
+        if code is not None and "exit code" not in how:
+            how = f"{how}; exit code {code}"
+        return Crashed(f"the implementation stopped: {how}" + (f"\n{tail[-2000:]}" if tail else ""))
 
     def close(self, grace: float = 2.0) -> None:
         """Say bye, then make sure the process and its children are gone."""
-        if self.process.poll() is None:
-            try:
-                self.send(protocol.bye_request())
+        if self.process.poll() is None and self.stdin_open:
+            with contextlib.suppress(OSError, ValueError):
+                os.write(self.stdin_fd, jsonio.dumps_line(protocol.bye_request()))
                 self.process.stdin.close()  # type: ignore[union-attr]
-            except (ImplementationError, OSError, ValueError):
-                pass
-            try:
+                self.stdin_open = False
+            with contextlib.suppress(subprocess.TimeoutExpired):
                 self.process.wait(timeout=grace)
-            except subprocess.TimeoutExpired:
-                pass
         self.kill()
 
     def kill(self) -> None:
+        """Kill the process group (an adapter's children too) and reap it."""
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.process.pid, signal.SIGKILL)
         if self.process.poll() is None:
-            try:
-                os.killpg(self.process.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                self.process.kill()
-            self.process.wait()
+            self.process.kill()
+        self.process.wait()
         for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
-            try:
+            with contextlib.suppress(OSError, ValueError):
                 if stream is not None:
                     stream.close()
-            except OSError:
-                pass
+        self.stdin_open = False

@@ -1,0 +1,82 @@
+"""Shared machinery of the fake implementations: test doubles for the runner, not goldens.
+
+A fake replays the corpus goldens of the case it is asked about, so a correct fake passes
+every stage, and each misbehaving fake (crash, hang, garbage...) differs from it in one
+controlled way, triggered by a case id given on its command line (``--on CASE``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tomllib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+HELLO = {
+    "protocol": 1,
+    "implementation": {"name": "fake", "version": "0.0.0", "language": "python",
+                       "homepage": "https://example.invalid/fake"},
+    "capabilities": {"stages": ["entries", "branch", "context", "projection", "llm", "prompt",
+                                "stats", "request.anthropic-messages",
+                                "request.openai-completions", "request.openai-responses",
+                                "request.google-generative-ai"]},
+}
+
+
+class Goldens:
+    """The goldens of a corpus, by case id."""
+
+    def __init__(self, corpus: Path):
+        self.directories = {
+            tomllib.loads(meta.read_text())["id"]: meta.parent
+            for meta in (corpus / "cases").rglob("case.toml")
+        }
+
+    def result(self, case_id: str, stage: str) -> dict[str, Any]:
+        path = self.directories[case_id] / "expected" / f"{stage}.json"
+        return orjson.loads(path.read_bytes())["result"]
+
+    def answer(self, request: dict[str, Any]) -> dict[str, Any]:
+        case = request["case"]["id"]
+        return {"seq": request["seq"],
+                "results": {stage: self.result(case, stage) for stage in request["stages"]}}
+
+
+def arguments(extra: Callable[[argparse.ArgumentParser], None] | None = None) -> Any:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("corpus", type=Path)
+    parser.add_argument("--on", action="append", default=[], help="misbehave on this case id")
+    parser.add_argument("--claim-stages", help="comma-separated stages to claim in the hello")
+    parser.add_argument("--claim-features", help="comma-separated features to claim")
+    if extra is not None:
+        extra(parser)
+    args = parser.parse_args()
+    capabilities = HELLO["capabilities"]
+    if args.claim_stages is not None:
+        capabilities["stages"] = [s for s in args.claim_stages.split(",") if s]
+    if args.claim_features is not None:
+        capabilities["features"] = [f for f in args.claim_features.split(",") if f]
+    return args
+
+
+def write(answer: Any) -> None:
+    sys.stdout.buffer.write(orjson.dumps(answer) + b"\n")
+    sys.stdout.buffer.flush()
+
+
+def serve(answer: Callable[[dict[str, Any]], Any], hello: dict[str, Any] = HELLO) -> None:
+    """The protocol loop; ``answer`` gets each run request and writes (or not) its answer."""
+    for line in sys.stdin.buffer:
+        if not line.strip():
+            continue
+        message = orjson.loads(line)
+        if message["cmd"] == "hello":
+            write(hello)
+        elif message["cmd"] == "bye":
+            return
+        else:
+            answer(message)

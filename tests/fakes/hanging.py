@@ -1,0 +1,21 @@
+"""Never answers a --on case (and leaves a child process behind, to be killed too)."""
+
+import subprocess
+import sys
+import time
+
+from _fake import Goldens, arguments, serve, write
+
+args = arguments()
+goldens = Goldens(args.corpus)
+
+
+def answer(request):
+    if request["case"]["id"] in args.on:
+        subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"])
+        while True:
+            time.sleep(3600)
+    write(goldens.answer(request))
+
+
+serve(answer)

@@ -1,0 +1,87 @@
+"""execute(): one run from request to report, with the implementation's lifetime around it."""
+
+from __future__ import annotations
+
+import pytest
+from helpers import live_group_members
+
+from conformance.errors import ConformanceError, CorpusError
+from conformance.execution import RunRequest, execute
+from conformance.report import read_report
+
+
+def test_a_run_writes_a_complete_report_stream(corpus, fake, tmp_path):
+    path = tmp_path / "out" / "report.jsonl"
+    outcome = execute(RunRequest(corpus=corpus, impl_spec=fake("crashing", "--on", "small.beta"),
+                                 report_path=path))
+    report = read_report(path)  # header, one line per result, a footer that agrees
+    assert report.header["implementation"]["name"] == "fake"
+    assert len(report.results) == 44 == len(outcome.report.results)
+    beta = [r for r in report.results if r["case"] == "small.beta"]
+    assert {(r["status"], r["error_kind"]) for r in beta} == {("error", "crash")}
+    assert report.footer["counts"]["error"] == 11 and report.footer["verdict"] == "failed"
+    assert outcome.failed and outcome.restarts == 1
+
+
+def test_a_missing_golden_stops_the_run_before_any_process_starts(corpus, corpus_dir):
+    golden = corpus_dir / "cases" / "small" / "beta" / "expected" / "context.json"
+    golden.unlink()
+    with pytest.raises(CorpusError) as caught:
+        execute(RunRequest(corpus=corpus, impl_spec="process:no-such-adapter-xyz"))
+    assert str(caught.value) == (f"{golden}: missing golden for stage context; run: "
+                                 "pi-conformance regenerate small.beta")
+
+
+def test_a_golden_that_is_not_json_names_its_line(corpus, corpus_dir):
+    golden = corpus_dir / "cases" / "small" / "gamma" / "expected" / "stats.json"
+    golden.write_text('{\n  "stage": "stats",\n  "result": {oops}\n}\n')
+    with pytest.raises(CorpusError, match=rf"{golden}:3: not valid JSON"):
+        execute(RunRequest(corpus=corpus, impl_spec="process:no-such-adapter-xyz"))
+
+
+def test_more_jobs_than_cases_start_only_the_processes_needed(corpus, fake):
+    outcome = execute(RunRequest(corpus=corpus, impl_spec=fake("correct"), jobs=8,
+                                 cases=("small.a*", "small.b*")))
+    assert {r["case"] for r in outcome.report.results} == {"small.alpha", "small.beta"}
+    assert not outcome.failed
+
+
+def test_an_empty_selection_is_an_input_error(corpus, fake):
+    with pytest.raises(ConformanceError, match="no case matches the selection"):
+        execute(RunRequest(corpus=corpus, impl_spec=fake("correct"), cases=("nothing.*",)))
+
+
+def test_a_baseline_keeps_known_failures_from_failing_the_run(corpus, fake, tmp_path):
+    baseline = tmp_path / "baseline.toml"
+    baseline.write_text('[[known]]\ncase = "small.*"\nstage = "context"\n'
+                        'reason = "the first role is wrong"\n')
+    wrong = fake("wrong", "--stage", "context")
+    outcome = execute(RunRequest(corpus=corpus, impl_spec=wrong, baseline=baseline))
+    assert not outcome.failed
+    states = {r["baseline"]["state"] for r in outcome.report.results if "baseline" in r}
+    assert states == {"known"}
+    baseline.write_text(baseline.read_text() + '\n[[known]]\ncase = "small.alpha"\n'
+                        'stage = "stats"\nreason = "fixed long ago"\n\n[[known]]\n'
+                        'case = "small.removed"\nstage = "stats"\nreason = "gone"\n')
+    outcome = execute(RunRequest(corpus=corpus, impl_spec=wrong, baseline=baseline))
+    assert outcome.failed
+    stale = [r for r in outcome.report.results if r.get("baseline", {}).get("state") == "stale"]
+    assert [(r["case"], r["stage"]) for r in stale] == [("small.alpha", "stats")]
+    assert outcome.stale_baseline == ["small.removed stats: no such case"]
+
+
+def test_a_failing_start_of_one_worker_closes_the_others(corpus, fake, tmp_path):
+    flag = tmp_path / "started-once"
+    script = tmp_path / "once.py"
+    script.write_text(
+        "import pathlib, runpy, sys\n"
+        f"flag = pathlib.Path({str(flag)!r})\n"
+        "if flag.exists(): sys.exit(9)\n"
+        "import os; flag.write_text(str(os.getpid()))\n"
+        f"sys.argv = [{str(fake.__globals__['FAKES'] / 'correct.py')!r}] + sys.argv[1:]\n"
+        f"sys.path.insert(0, {str(fake.__globals__['FAKES'])!r})\n"
+        "runpy.run_path(sys.argv[0], run_name='__main__')\n")
+    spec = fake("correct").replace(str(fake.__globals__["FAKES"] / "correct.py"), str(script))
+    with pytest.raises(ConformanceError, match="handshake failed"):
+        execute(RunRequest(corpus=corpus, impl_spec=spec, jobs=2))
+    assert live_group_members(int(flag.read_text())) == []  # the first worker was closed

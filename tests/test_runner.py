@@ -1,0 +1,244 @@
+"""The runner against fake implementations: none may crash it or lose a result it obtained."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from helpers import live_group_members, run_spec
+
+from conformance.runner import Selection
+from conformance.stages import ALL_STAGES
+
+ALL = {"small.alpha", "small.beta", "small.gamma", "small.delta"}
+
+
+def test_a_correct_implementation_passes_every_stage_of_every_case(corpus, fake):
+    outcome = run_spec(corpus, fake("correct"))
+    assert len(outcome.by_key) == 4 * len(ALL_STAGES)
+    assert {r.status for r in outcome.results} == {"pass"}
+    assert outcome.runner.restarts == 0
+
+
+def test_wrong_stages_fail_with_their_json_paths_and_the_rest_pass(corpus, fake):
+    outcome = run_spec(corpus, fake("wrong", "--stage", "context", "--stage", "stats"))
+    failing = {(r.case, r.stage) for r in outcome.results if r.status == "fail"}
+    assert failing == {(c, s) for c in ALL for s in ("context", "stats")}
+    context = outcome.by_key[("small.alpha", "context")]
+    assert [(d.path, d.expected, d.actual) for d in context.differences] == [
+        ("$.messages[0].role", "system", "wrong-role")]
+    stats = outcome.by_key[("small.alpha", "stats")]
+    assert [(d.path, d.kind) for d in stats.differences] == [("$.unexpected", "unexpected key")]
+    assert all(r.status == "pass" for r in outcome.results if r.stage not in ("context", "stats"))
+
+
+def test_a_crash_is_an_error_for_its_case_only_and_the_process_is_restarted(corpus, fake):
+    outcome = run_spec(corpus, fake("crashing", "--on", "small.beta"))
+    beta = outcome.of("small.beta")
+    assert {(r.status, r.error_kind) for r in beta} == {("error", "crash")}
+    assert "exit code 3" in beta[0].message
+    assert "fake: crashing on small.beta" in beta[0].message  # stderr is kept for people
+    assert outcome.statuses("small.alpha") == outcome.statuses("small.gamma") == {"pass"}
+    assert outcome.statuses("small.delta") == {"pass"}
+    assert outcome.runner.restarts == 1
+    assert outcome.implementations[0].restarts == 1
+
+
+def test_a_hung_process_is_killed_within_the_timeout_with_its_children(corpus, fake):
+    spec = fake("hanging", "--on", "small.beta")
+    pids = []
+    from conformance.implementations import PersistentImplementation
+
+    original = PersistentImplementation.run
+
+    def spy(self, request, timeout):
+        pids.append(self.connection.pid)
+        return original(self, request, timeout)
+
+    PersistentImplementation.run = spy
+    try:
+        started = time.monotonic()
+        outcome = run_spec(corpus, spec, timeout=1.0)
+        elapsed = time.monotonic() - started
+    finally:
+        PersistentImplementation.run = original
+    beta = outcome.of("small.beta")
+    assert {(r.status, r.error_kind) for r in beta} == {("error", "timeout")}
+    assert "no answer within 1s" in beta[0].message
+    assert 1.0 <= sum(r.duration for r in beta) < 3.0
+    assert elapsed < 10
+    assert outcome.statuses("small.gamma") == outcome.statuses("small.delta") == {"pass"}
+    hung = pids[1]  # alpha and beta ran on the first process
+    assert live_group_members(hung) == []  # the sleeping child included
+
+
+
+def test_garbage_on_stdout_is_a_protocol_error_and_the_run_goes_on(corpus, fake):
+    outcome = run_spec(corpus, fake("garbage", "--on", "small.beta"))
+    beta = outcome.of("small.beta")
+    assert {(r.status, r.error_kind) for r in beta} == {("error", "protocol")}
+    assert "answer is not JSON" in beta[0].message and "Loading session" in beta[0].message
+    assert outcome.statuses("small.gamma") == outcome.statuses("small.delta") == {"pass"}
+    assert outcome.runner.restarts == 1
+
+
+def test_an_answer_out_of_order_is_a_protocol_error_and_forces_a_restart(corpus, fake):
+    outcome = run_spec(corpus, fake("out_of_order", "--on", "small.beta"))
+    beta = outcome.of("small.beta")
+    assert {(r.status, r.error_kind) for r in beta} == {("error", "protocol")}
+    assert "answer out of order: expected seq 1, got 0" in beta[0].message
+    assert outcome.statuses("small.alpha") == outcome.statuses("small.gamma") == {"pass"}
+    assert outcome.statuses("small.delta") == {"pass"}
+    assert outcome.runner.restarts == 1
+
+
+@pytest.mark.parametrize("lines", [False, True], ids=["one-line", "many-lines"])
+def test_a_100_megabyte_flood_is_an_error_for_its_case_only(corpus, fake, lines):
+    args = ["--on", "small.beta"] + (["--lines"] if lines else [])
+    outcome = run_spec(corpus, fake("flood", *args), timeout=20)
+    beta = outcome.of("small.beta")
+    assert {(r.status, r.error_kind) for r in beta} == {("error", "protocol")}
+    expected = "answer is not JSON" if lines else "answer line longer than"
+    assert expected in beta[0].message
+    assert outcome.statuses("small.alpha") == outcome.statuses("small.gamma") == {"pass"}
+
+
+def test_an_implementation_that_exits_mid_run_is_restarted_each_time(corpus, fake):
+    outcome = run_spec(corpus, fake("exits_mid_run", "--after", "1"))
+    # Cases run in id order: alpha, beta, delta, gamma.
+    assert outcome.statuses("small.alpha") == outcome.statuses("small.delta") == {"pass"}
+    for case in ("small.beta", "small.gamma"):
+        results = outcome.of(case)
+        assert {(r.status, r.error_kind) for r in results} == {("error", "crash")}
+        assert "exited in the middle of an answer" in results[0].message
+    assert outcome.runner.restarts == 2
+
+
+def test_after_the_restart_cap_the_rest_is_reported_not_run_never_dropped(corpus, fake):
+    spec = fake("crashing", *[a for c in sorted(ALL) for a in ("--on", c)])
+    outcome = run_spec(corpus, spec, max_restarts=1)
+    assert len(outcome.by_key) == 4 * len(ALL_STAGES)  # one result per planned stage
+    kinds = {case: {r.error_kind for r in outcome.of(case)} for case in ALL}
+    assert kinds == {"small.alpha": {"crash"}, "small.beta": {"crash"},
+                     "small.delta": {"not-run"}, "small.gamma": {"not-run"}}  # id order
+    message = outcome.of("small.gamma")[0].message
+    assert message.startswith("not run: gave up after 1 restart(s)")
+    assert outcome.runner.restarts == 1
+
+
+def test_parallel_workers_each_get_a_process_and_share_the_restart_cap(corpus, fake):
+    outcome = run_spec(corpus, fake("crashing", "--on", "small.beta"), jobs=3)
+    assert len(outcome.by_key) == 4 * len(ALL_STAGES)
+    assert {r.error_kind for r in outcome.of("small.beta")} == {"crash"}
+    assert {r.status for r in outcome.results if r.case != "small.beta"} == {"pass"}
+    assert outcome.runner.restarts == 1
+    pids = {impl.connection.pid for impl in outcome.implementations if impl.connection}
+    assert len(pids) in (0, 3)  # closed after the run; three processes while it ran
+
+
+def test_parallel_workers_get_the_whole_corpus_done(corpus, fake):
+    outcome = run_spec(corpus, fake("correct"), jobs=4)
+    assert len(outcome.by_key) == 4 * len(ALL_STAGES)
+    assert {r.status for r in outcome.results} == {"pass"}
+
+
+def test_unclaimed_stages_and_features_are_skipped_not_failed(corpus, fake):
+    outcome = run_spec(corpus, fake("correct", "--claim-stages", "context,llm"))
+    assert {r.stage for r in outcome.results if r.status == "pass"} == {"context", "llm"}
+    skipped = [r for r in outcome.results if r.status == "skip"]
+    assert len(skipped) == 4 * (len(ALL_STAGES) - 2)
+    assert {r.message for r in skipped} == {"stage not claimed"}
+    outcome = run_spec(corpus, fake("correct", "--claim-features", "branching"))
+    assert {r.status for r in outcome.results} == {"skip"}
+    assert {r.message for r in outcome.results} == {"feature(s) not claimed: timestamps"}
+
+
+def test_stage_and_api_filters_add_up(corpus, fake):
+    outcome = run_spec(corpus, fake("correct"), selection=Selection(
+        stages=("context",), apis=("openai-responses",)))
+    assert {r.stage for r in outcome.results} == {"context", "request.openai-responses"}
+    outcome = run_spec(corpus, fake("correct"), selection=Selection(apis=("anthropic-messages",)))
+    assert {r.stage for r in outcome.results} == {"request.anthropic-messages"}
+    assert len(outcome.results) == 4
+
+
+def test_protocol_validation_catches_what_the_lenient_path_tolerates(corpus, fake):
+    lenient = run_spec(corpus, fake("sloppy"))
+    assert {r.status for r in lenient.results} == {"pass"}
+    strict = run_spec(corpus, fake("sloppy"), validate_protocol=True)
+    assert {(r.status, r.error_kind) for r in strict.results} == {("error", "protocol")}
+    message = strict.results[0].message
+    assert "Additional properties are not allowed ('debug' was unexpected)" in message
+    assert "results/not-a-stage: a result for a stage that was not asked for" in message
+    assert strict.runner.restarts == 0  # still in step: no reason to restart
+    correct = run_spec(corpus, fake("correct"), validate_protocol=True)
+    assert {r.status for r in correct.results} == {"pass"}
+
+
+def test_a_runner_bug_in_one_stage_is_a_harness_error_and_loses_nothing(corpus, fake,
+                                                                         monkeypatch):
+    from conformance import runner as runner_module
+
+    real = runner_module.differences
+
+    def broken(expected, actual, known):
+        if isinstance(expected, dict) and "leafId" in expected:  # the branch stage
+            raise RuntimeError("boom")
+        return real(expected, actual, known)
+
+    monkeypatch.setattr(runner_module, "differences", broken)
+    outcome = run_spec(corpus, fake("correct"))
+    assert len(outcome.by_key) == 4 * len(ALL_STAGES)
+    branch = [r for r in outcome.results if r.stage == "branch"]
+    assert {(r.status, r.error_kind) for r in branch} == {("error", "harness")}
+    assert "RuntimeError('boom')" in branch[0].message
+    assert {r.status for r in outcome.results if r.stage != "branch"} == {"pass"}
+
+
+@pytest.mark.parametrize("target", ["callable_impl:run", "callable_impl:implementation"])
+def test_a_python_callable_passes_in_both_forms(corpus, callable_env, target):
+    callable_env("correct")
+    outcome = run_spec(corpus, f"python:{target}")
+    assert {r.status for r in outcome.results} == {"pass"}
+
+
+@pytest.mark.parametrize(("mode", "kind", "text"), [
+    ("raise", "implementation", "ValueError: the fake was told to fail here"),
+    ("unserialisable", "implementation", "returned a result that is not JSON"),
+    ("exit", "crash", "exit code 7"),
+])
+def test_a_failing_python_callable_cannot_take_the_runner_down(corpus, callable_env, mode,
+                                                               kind, text):
+    callable_env(mode, on="small.beta")
+    outcome = run_spec(corpus, "python:callable_impl:run")
+    beta = outcome.of("small.beta")
+    assert {(r.status, r.error_kind) for r in beta} == {("error", kind)}
+    assert text in beta[0].message
+    assert {r.status for r in outcome.results if r.case != "small.beta"} == {"pass"}
+    assert outcome.runner.restarts == (1 if kind == "crash" else 0)
+
+
+def test_a_python_callable_that_prints_cannot_corrupt_its_answers(corpus, callable_env):
+    callable_env("print", on="small.beta")
+    outcome = run_spec(corpus, "python:callable_impl:run")
+    assert {r.status for r in outcome.results} == {"pass"}
+
+
+def test_a_one_shot_implementation_passes(corpus, fake):
+    outcome = run_spec(corpus, fake("oneshot", kind="oneshot"))
+    assert {r.status for r in outcome.results} == {"pass"}
+
+
+@pytest.mark.parametrize(("mode", "kind", "text"), [
+    ("crash", "crash", "exit code 3"),
+    ("hang", "timeout", "no answer within 1s"),
+    ("garbage", "protocol", "answer is not JSON"),
+])
+def test_a_failing_one_shot_case_is_an_error_for_that_case_alone(corpus, fake, mode, kind, text):
+    outcome = run_spec(corpus, fake("oneshot", "--on", "small.beta", "--mode", mode,
+                                    kind="oneshot"), timeout=1.0, max_restarts=0)
+    beta = outcome.of("small.beta")
+    assert {(r.status, r.error_kind) for r in beta} == {("error", kind)}
+    assert text in beta[0].message
+    # One process per case: nothing to restart, so a cap of 0 abandons nothing.
+    assert {r.status for r in outcome.results if r.case != "small.beta"} == {"pass"}
