@@ -227,5 +227,9 @@ def check(lint_only: bool, filters: tuple[str, ...], corpus_path: Path | None) -
         stderr.print(f"check passed: {cases_total} case(s), {what}")
 
 
+from conformance.commands_coverage import coverage  # noqa: E402
+
+main.add_command(coverage)
+
 if __name__ == "__main__":
     main()

@@ -131,6 +131,36 @@ class Corpus:
         return self._tables("clauses", "clauses")
 
     @cached_property
+    def excluded_clauses(self) -> dict[str, dict[str, Any]]:
+        """Documented rules deliberately left out of the catalogue, each with its reason.
+
+        They come from ``[excluded."<id>"]`` tables in ``clauses/*.toml``: rules that no stage
+        can observe (where sessions are stored, live-run settings), so no case can cite them.
+        """
+        return self._tables("clauses", "excluded")
+
+    def lint_catalogue(self) -> list[CorpusError]:
+        """Problems in the clause catalogue itself: ids, required fields, overlaps."""
+        problems = []
+        for table, fields in ((self.clauses, ("doc", "section", "text")),
+                              (self.excluded_clauses, ("doc", "section", "reason"))):
+            for name, spec in table.items():
+                path = self.root / "clauses" / spec["file"]
+                stem = Path(spec["file"]).stem
+                if not name.startswith(f"{stem}/") or name == f"{stem}/":
+                    problems.append(CorpusError(
+                        f"clause id {name!r} must be {stem}/<slug> in this file", path=path))
+                for key in fields:
+                    if not isinstance(spec.get(key), str) or not spec[key].strip():
+                        problems.append(CorpusError(
+                            f"clause {name!r} needs a non-empty {key}", path=path))
+        for name in sorted(self.clauses.keys() & self.excluded_clauses.keys()):
+            problems.append(CorpusError(
+                f"{name!r} is both a clause and excluded",
+                path=self.root / "clauses" / self.excluded_clauses[name]["file"]))
+        return problems
+
+    @cached_property
     def models(self) -> dict[str, Any]:
         """Model objects per API for the ``request.<api>`` stages (see reference/models.mjs)."""
         return jsonio.read_json(self.root / "models.json", CorpusError)["models"]
@@ -206,6 +236,10 @@ class Corpus:
     def lint(self) -> list[CorpusError]:
         """Every structural problem: metadata, vocabulary, ids, missing and orphan goldens."""
         cases, problems = self.load_all()
+        try:
+            problems.extend(self.lint_catalogue())
+        except CorpusError as exc:
+            problems.append(exc)
         seen: dict[str, Path] = {}
         for case in cases:
             if case.id in seen:
@@ -219,9 +253,14 @@ class Corpus:
                         f"unknown feature {feature!r} (not in features.toml)",
                         path=case.metadata_path))
             for clause in case.clauses:
-                if clause not in self.clauses:
+                if clause in self.excluded_clauses:
                     problems.append(CorpusError(
-                        f"unknown clause {clause!r} (not in clauses.toml)",
+                        f"clause {clause!r} is excluded from the catalogue "
+                        f"({self.excluded_clauses[clause]['reason']}); cite a clause instead",
+                        path=case.metadata_path))
+                elif clause not in self.clauses:
+                    problems.append(CorpusError(
+                        f"unknown clause {clause!r} (not in clauses/*.toml)",
                         path=case.metadata_path))
             for stage in case.stages:
                 if stage not in ALL_STAGES:
