@@ -228,8 +228,10 @@ def check(lint_only: bool, filters: tuple[str, ...], corpus_path: Path | None) -
 
 
 from conformance.commands_coverage import coverage  # noqa: E402
+from conformance.smoke import smoke_command  # noqa: E402
 
 main.add_command(coverage)
+main.add_command(smoke_command)
 
 if __name__ == "__main__":
     main()

@@ -101,7 +101,8 @@ def test_case_metadata_that_is_not_toml(corpus_dir, fake):
 
 def test_case_metadata_that_breaks_the_schema(corpus_dir, fake):
     meta = corpus_dir / CASE / "case.toml"
-    meta.write_text(meta.read_text().replace('features = ["timestamps"]', 'features = "timestamps"'))
+    text = meta.read_text().replace('features = ["timestamps"]', 'features = "timestamps"')
+    meta.write_text(text)
     result = run(corpus_dir, "--impl", fake("correct"))
     line = meta.read_text().splitlines().index('features = "timestamps"') + 1
     assert_unusable(result, f"{meta}:{line}: invalid metadata at features: 'timestamps' is not "

@@ -224,8 +224,12 @@ class ProcessConnection:
             how = f"{how}; exit code {code}"
         return Crashed(f"the implementation stopped: {how}" + (f"\n{tail[-2000:]}" if tail else ""))
 
-    def close(self, grace: float = 2.0) -> None:
-        """Say bye, then make sure the process and its children are gone."""
+    def close(self, grace: float = 2.0) -> bool:
+        """Say bye, then make sure the process and its children are gone.
+
+        True when the process exited on its own within ``grace`` seconds of the bye.
+        """
+        exited = False
         if self.process.poll() is None and self.stdin_open:
             with contextlib.suppress(OSError, ValueError):
                 os.write(self.stdin_fd, jsonio.dumps_line(protocol.bye_request()))
@@ -233,7 +237,9 @@ class ProcessConnection:
                 self.stdin_open = False
             with contextlib.suppress(subprocess.TimeoutExpired):
                 self.process.wait(timeout=grace)
+                exited = True
         self.kill()
+        return exited
 
     def kill(self) -> None:
         """Kill the process group (an adapter's children too) and reap it."""

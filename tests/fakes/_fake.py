@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
@@ -25,6 +26,9 @@ HELLO = {
                                 "request.openai-completions", "request.openai-responses",
                                 "request.google-generative-ai"]},
 }
+
+
+OPTIONS = {"linger": False}
 
 
 class Goldens:
@@ -52,9 +56,11 @@ def arguments(extra: Callable[[argparse.ArgumentParser], None] | None = None) ->
     parser.add_argument("--on", action="append", default=[], help="misbehave on this case id")
     parser.add_argument("--claim-stages", help="comma-separated stages to claim in the hello")
     parser.add_argument("--claim-features", help="comma-separated features to claim")
+    parser.add_argument("--linger", action="store_true", help="ignore bye; stay after EOF")
     if extra is not None:
         extra(parser)
     args = parser.parse_args()
+    OPTIONS["linger"] = args.linger
     capabilities = HELLO["capabilities"]
     if args.claim_stages is not None:
         capabilities["stages"] = [s for s in args.claim_stages.split(",") if s]
@@ -76,7 +82,9 @@ def serve(answer: Callable[[dict[str, Any]], Any], hello: dict[str, Any] = HELLO
         message = orjson.loads(line)
         if message["cmd"] == "hello":
             write(hello)
-        elif message["cmd"] == "bye":
+        elif message["cmd"] == "bye" and not OPTIONS["linger"]:
             return
-        else:
+        elif message["cmd"] == "run":
             answer(message)
+    if OPTIONS["linger"]:
+        time.sleep(3600)

@@ -1,0 +1,76 @@
+"""pi-conformance smoke: one pass/fail line per check, exit 0 only when all pass."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from conformance._cli import main
+from conformance.smoke import smoke
+
+
+def smoke_cli(corpus_dir, spec: str):
+    return CliRunner().invoke(main, ["smoke", "--impl", spec, "--corpus", str(corpus_dir),
+                                     "--timeout", "5"])
+
+
+def test_a_correctly_wired_adapter_passes_every_check(corpus_dir, fake):
+    result = smoke_cli(corpus_dir, fake("correct", "--claim-features", "timestamps"))
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert [line.split(":")[0] for line in lines[:-1]] == [
+        "[pass] handshake", "[pass] stages", "[pass] features", "[pass] run small.alpha",
+        "[pass] run small.beta", "[pass] bye"]
+    assert "fake 0.0.0 (python) answered hello" in lines[0]
+    assert "11 stage(s) answered" in lines[3] and "11 match the golden" in lines[3]
+    assert lines[-1] == "smoke passed: 6 of 6 checks passed"
+
+
+def test_a_wrong_answer_is_not_a_smoke_failure_but_is_shown(corpus, fake):
+    checks = smoke(fake("wrong", "--stage", "context"), corpus)
+    run = [c for c in checks if c.name == "run small.alpha"][0]
+    assert run.ok and "10 match the golden, 1 differ" in run.detail
+
+
+def test_a_garbled_hello_fails_the_handshake(corpus_dir):
+    result = smoke_cli(corpus_dir, f"process:{sys.executable} -c \"print('ready!')\"")
+    assert result.exit_code == 1
+    first = result.stdout.splitlines()[0]
+    assert first.startswith("[FAIL] handshake: ")
+    assert "handshake failed: answer is not JSON" in first and "'ready!'" in first
+
+
+@pytest.mark.parametrize(("args", "failing", "text"), [
+    (("sloppy",), ["run small.alpha", "run small.beta"], "(protocol)"),
+    (("crashing", "--on", "small.alpha"), ["run small.alpha"], "(crash)"),
+    (("correct", "--claim-features", "timestamps,telepathy"), ["features"],
+     "not in the corpus vocabulary: telepathy"),
+    (("correct", "--linger"), ["bye"], "still running 5 s after bye"),
+    (("correct", "--claim-features", ""), ["cases"], "no case in the corpus fits"),
+])
+def test_each_miswiring_fails_its_own_check(corpus, corpus_dir, fake, args, failing, text):
+    checks = smoke(fake(*args), corpus, timeout=5)
+    bad = [c for c in checks if not c.ok]
+    assert [c.name for c in bad] == failing
+    assert text in bad[0].detail
+
+
+def test_a_python_callable_and_a_one_shot_adapter_pass(corpus, fake, callable_env):
+    callable_env("correct")
+    assert all(c.ok for c in smoke("python:callable_impl:run", corpus))
+    oneshot = smoke(fake("oneshot", kind="oneshot"), corpus)
+    assert all(c.ok for c in oneshot)
+    assert "bye" not in [c.name for c in oneshot]
+
+
+def test_smoke_of_something_unreachable_exits_2(corpus_dir):
+    result = smoke_cli(corpus_dir, "nonsense")
+    assert result.exit_code == 2 and "unknown implementation" in result.stderr
+
+
+@pytest.mark.reference
+def test_the_reference_passes_smoke():
+    result = CliRunner().invoke(main, ["smoke", "--impl", "reference"])
+    assert result.exit_code == 0, result.output
