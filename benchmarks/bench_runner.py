@@ -66,7 +66,7 @@ def requests(corpus: Corpus, scratch: Path) -> list[dict]:
         copy = scratch / f"{seq}.jsonl"
         copy.write_bytes(case.session_bytes())
         built.append(protocol.run_request(
-            seq, case.id, case.features, str(copy), case.session_bytes().decode(),
+            seq, case.id, case.features, str(copy), case.session_bytes().decode(errors="replace"),
             list(case.stages), corpus.request_options(case)))
     return built
 

@@ -68,7 +68,7 @@ def main() -> None:
 @click.option("--stage", "stages", multiple=True, type=click.Choice(ALL_STAGES),
               help="Only this stage (repeatable).")
 @click.option("--api", "apis", multiple=True, type=click.Choice(APIS),
-              help="Only request stages of this API (repeatable).")
+              help="Only the request stage of this API (repeatable; adds to --stage).")
 @click.option("-j", "--jobs", default=1, show_default=True, type=click.IntRange(1, 64),
               help="Parallel workers, each with its own implementation process.")
 @click.option("--timeout", default=30.0, show_default=True, type=click.FloatRange(0.1),
