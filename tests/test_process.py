@@ -161,3 +161,21 @@ def test_memory_stays_bounded_when_an_implementation_writes_100_megabytes(corpus
     print(f"peak RSS: {quiet} MB quiet, {flooded} MB flooded")
     assert flooded - quiet < limit, (quiet, flooded)
 
+
+
+def test_output_after_an_answer_is_named_as_unsolicited_not_as_the_next_answer():
+    connection = ProcessConnection(python("""
+        import sys, time
+        for line in sys.stdin:
+            sys.stdout.write(line)
+            sys.stdout.write("debug: done\\n")
+            sys.stdout.flush()
+    """))
+    try:
+        assert connection.ask({"n": 1}, 5) == {"n": 1}
+        time.sleep(0.3)
+        with pytest.raises(ProtocolViolation,
+                           match="wrote to stdout after its last answer, unasked: 'debug: done"):
+            connection.ask({"n": 2}, 5)
+    finally:
+        connection.kill()

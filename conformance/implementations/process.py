@@ -100,6 +100,7 @@ class ProcessConnection:
         return self.process.pid
 
     def ask(self, message: dict[str, Any], timeout: float) -> Any:
+        self._refuse_unsolicited()
         line = self._exchange(jsonio.dumps_line(message), timeout, to_eof=False)
         try:
             return self._parse(line)
@@ -192,6 +193,23 @@ class ProcessConnection:
             what = "output" if to_eof else "answer line"
             raise ProtocolViolation(
                 f"{what} longer than {self.max_line} bytes (read {size} bytes so far)")
+
+    def _refuse_unsolicited(self) -> None:
+        """Output nobody asked for (a log line after the last answer) would be taken for the
+        next answer; say what it is instead of blaming an innocent case for bad JSON."""
+        if not self.eof:
+            with contextlib.suppress(BlockingIOError, OSError):
+                while len(self.buffer) <= self.max_line:
+                    chunk = os.read(self.stdout_fd, _CHUNK)
+                    if not chunk:
+                        self.eof = True
+                        break
+                    self.buffer += chunk
+        if self.buffer.strip():
+            shown = bytes(self.buffer[:200]).decode("utf-8", errors="replace")
+            self.buffer.clear()
+            raise ProtocolViolation(
+                f"it wrote to stdout after its last answer, unasked: {shown!r}")
 
     def _take_line(self) -> bytes | None:
         index = self.buffer.find(b"\n", self.scanned)
