@@ -227,23 +227,31 @@ class Runner:
         for item in enumerate(planned):
             work.put(item)
         lock = threading.Lock()
+        stop = threading.Event()
 
         def locked_emit(result: StageResult) -> None:
             with lock:
-                emit(result)
+                if not stop.is_set():  # after an interruption, the report is being closed
+                    emit(result)
 
         budget = _RestartBudget(self.settings.max_restarts)
         scratch = Path(tempfile.mkdtemp(prefix="pi-conformance-run-"))
         try:
             workers = [
                 threading.Thread(target=self._worker,
-                                 args=(impl, work, locked_emit, scratch, budget), daemon=True)
+                                 args=(impl, work, locked_emit, scratch, budget, stop),
+                                 daemon=True)
                 for impl in implementations
             ]
             for worker in workers:
                 worker.start()
-            for worker in workers:
-                worker.join()
+            try:
+                for worker in workers:
+                    worker.join()
+            except BaseException:  # Ctrl-C: keep what was emitted, emit nothing more
+                with lock:
+                    stop.set()
+                raise
             # Whatever no worker could run (all gave up) is reported, never dropped.
             reason = f"not run: {self.abandoned or 'no worker left'}"
             while not work.empty():
@@ -259,8 +267,8 @@ class Runner:
 
     def _worker(self, impl: Implementation, work: queue.Queue[tuple[int, Planned]],
                 emit: Callable[[StageResult], None], scratch: Path,
-                budget: _RestartBudget) -> None:
-        while True:
+                budget: _RestartBudget, stop: threading.Event) -> None:
+        while not stop.is_set():
             try:
                 seq, (case, ask, skipped) = work.get_nowait()
             except queue.Empty:

@@ -184,3 +184,39 @@ def test_the_reference_passes_its_own_goldens(corpus_dir):
     assert result.exit_code == 0, result.output
 
 
+
+
+def test_an_interrupted_run_keeps_what_it_had_and_kills_the_implementation(corpus_dir, fake,
+                                                                           tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from helpers import live_group_members
+
+    from conformance.report import ReportError, read_report
+
+    report = tmp_path / "report.jsonl"
+    pid_file = tmp_path / "pid"
+    spec = fake("hanging", "--on", "small.delta")
+    command = [sys.executable, "-c", "from conformance._cli import main; main()", "run",
+               "--impl", spec, "--corpus", str(corpus_dir), "-q", "--report", str(report)]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, env={**os.environ, "FAKE_PID_FILE": str(pid_file)})
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if report.exists() and report.read_text().count('"case":"small.beta"') == 11:
+            break
+        time.sleep(0.1)
+    time.sleep(0.5)  # small.delta is now hanging
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=20)
+    assert process.returncode == 130, err
+    assert "interrupted" in err and "Traceback" not in err
+    lines = report.read_text().splitlines()
+    assert sum('"status":"pass"' in line for line in lines) == 22  # alpha and beta, kept
+    with pytest.raises(ReportError, match="truncated: no footer"):
+        read_report(report)
+    assert live_group_members(int(pid_file.read_text())) == []

@@ -8,6 +8,7 @@ controlled way, triggered by a case id given on its command line (``--on CASE``)
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 import tomllib
@@ -61,6 +62,8 @@ def arguments(extra: Callable[[argparse.ArgumentParser], None] | None = None) ->
         extra(parser)
     args = parser.parse_args()
     OPTIONS["linger"] = args.linger
+    if os.environ.get("FAKE_PID_FILE"):  # for tests that check the process is gone
+        Path(os.environ["FAKE_PID_FILE"]).write_text(str(os.getpid()))
     capabilities = HELLO["capabilities"]
     if args.claim_stages is not None:
         capabilities["stages"] = [s for s in args.claim_stages.split(",") if s]
