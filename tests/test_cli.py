@@ -212,7 +212,7 @@ def test_an_interrupted_run_keeps_what_it_had_and_kills_the_implementation(corpu
         time.sleep(0.1)
     time.sleep(0.5)  # small.delta is now hanging
     process.send_signal(signal.SIGINT)
-    out, err = process.communicate(timeout=20)
+    _, err = process.communicate(timeout=20)
     assert process.returncode == 130, err
     assert "interrupted" in err and "Traceback" not in err
     lines = report.read_text().splitlines()

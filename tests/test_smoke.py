@@ -30,7 +30,7 @@ def test_a_correctly_wired_adapter_passes_every_check(corpus_dir, fake):
 
 def test_a_wrong_answer_is_not_a_smoke_failure_but_is_shown(corpus, fake):
     checks = smoke(fake("wrong", "--stage", "context"), corpus)
-    run = [c for c in checks if c.name == "run small.alpha"][0]
+    run = next(c for c in checks if c.name == "run small.alpha")
     assert run.ok and "10 match the golden, 1 differ" in run.detail
 
 
