@@ -134,12 +134,12 @@ def check_run_answer(answer: Any, seq: int, stages: list[str]) -> dict[str, dict
     results = answer.get("results")
     if not isinstance(results, dict):
         raise ProtocolViolation("run answer has neither results nor error")
-    checked = {}
+    checked: dict[str, dict[str, Any]] = {}
     for stage in stages:
         result = results.get(stage)
         problem = ("no result for this stage" if result is None
                    else _stage_result_problem(result))
-        if problem is None:
+        if problem is None and isinstance(result, dict):
             checked[stage] = result
         else:
             checked[stage] = {"protocol-error": {"message": f"malformed stage result: {problem}"}}
