@@ -160,17 +160,24 @@ def judge(case: Case, stage: str, answer: dict[str, Any], known: frozenset[str],
 
 
 class _RestartBudget:
-    """The restart cap, shared by all workers of a run."""
+    """The restart cap, shared by all workers of a run.
+
+    A restart after a case where Pi itself misbehaves is expected, so it is counted in
+    ``used`` but does not spend the cap.
+    """
 
     def __init__(self, limit: int):
         self.limit = limit
         self.used = 0
+        self.spent = 0
         self.lock = threading.Lock()
 
-    def take(self) -> bool:
+    def take(self, *, expected: bool = False) -> bool:
         with self.lock:
-            if self.used >= self.limit:
-                return False
+            if not expected:
+                if self.spent >= self.limit:
+                    return False
+                self.spent += 1
             self.used += 1
             return True
 
@@ -288,7 +295,7 @@ class Runner:
                 emit(result)
             if failure is None or not impl.persistent:
                 continue
-            if not budget.take():
+            if not budget.take(expected=case.outcome == "reference-misbehaves"):
                 self.abandoned = (f"gave up after {budget.limit} restart(s); the last "
                                   f"failure: {failure}")
                 return

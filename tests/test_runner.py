@@ -242,3 +242,26 @@ def test_a_failing_one_shot_case_is_an_error_for_that_case_alone(corpus, fake, m
     assert text in beta[0].message
     # One process per case: nothing to restart, so a cap of 0 abandons nothing.
     assert {r.status for r in outcome.results if r.case != "small.beta"} == {"pass"}
+
+
+def test_hanging_where_pi_itself_misbehaves_is_info_and_spends_no_restart(corpus_dir, fake,
+                                                                         monkeypatch):
+    from conformance import runner as runner_module
+    from conformance.corpus import Corpus
+
+    monkeypatch.setattr(runner_module, "MISBEHAVING_TIMEOUT", 0.5)
+    meta = corpus_dir / "cases" / "small" / "beta" / "case.toml"
+    meta.write_text(meta.read_text() + 'outcome = "reference-misbehaves"\n')
+    spec = fake("hanging", "--on", "small.beta", "--on", "small.gamma")
+    started = time.monotonic()
+    outcome = run_spec(Corpus(corpus_dir), spec, timeout=3, max_restarts=0)
+    beta = outcome.of("small.beta")
+    assert {(r.status, r.error_kind) for r in beta} == {("info", "timeout")}
+    assert "no answer within 0.5s" in beta[0].message
+    # Run in id order: alpha, beta, delta, gamma. With a cap of 0, delta only runs because
+    # the restart after beta was free.
+    assert outcome.statuses("small.alpha") == outcome.statuses("small.delta") == {"pass"}
+    gamma = outcome.of("small.gamma")  # a required case: an error, and no restart left
+    assert {(r.status, r.error_kind) for r in gamma} == {("error", "timeout")}
+    assert outcome.runner.restarts == 1
+    assert time.monotonic() - started < 10
