@@ -18,8 +18,9 @@ IMPLEMENTATION = {"name": "demo-port", "version": "2.1.0", "language": "rust",
                   "homepage": "https://example.org/demo-port"}
 CORPUS = {"root": "/corpus", "version": "0.1.0", "cases": 3, "sha256": "ab" * 32,
           "reference": ["@earendil-works/pi-coding-agent@1.6.0 node@22.23.3"]}
-SCRIPT = "<script>document.title='pwned'</script>"
-IMG = '<img src=x onerror="document.title=\'pwned\'">'
+# Each payload, if it ever ran, would mark the page: <html data-pwned="...">.
+SCRIPT = "<script>document.documentElement.dataset.pwned='script'</script>"
+IMG = '<img src=x onerror="document.documentElement.dataset.pwned=\'img\'">'
 FENCE = "```\n</details><b>broken</b>"
 
 
