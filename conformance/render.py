@@ -44,7 +44,8 @@ def baseline_note(result: dict[str, Any]) -> str:
 
 def failure_lines(result: dict[str, Any], limit: int | None = MAX_SHOWN_DIFFERENCES) -> list[str]:
     """A failing result as plain text lines: what, where, and the values."""
-    head = f"{result['case']} [{result['stage']}] {result['status']}"
+    kind = f" ({result['error_kind']})" if result.get("error_kind") else ""
+    head = f"{result['case']} [{result['stage']}] {result['status']}{kind}"
     message = result.get("message", "")
     lines = [f"{head}: {message}" if message else head]
     note = baseline_note(result)

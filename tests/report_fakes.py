@@ -58,14 +58,18 @@ TESTS = REPO / "tests"
 
 
 def make_corpus(directory: Any) -> Any:
-    """A two-case corpus: the shipped one, plus a byte-for-byte copy of its first case under
-    another id (goldens depend on the session and options, not on the id)."""
+    """A two-case corpus: the shipped traps.two-timestamps, plus a byte-for-byte copy of it
+    under another id (goldens depend on the session and options, not on the id)."""
     import shutil
     from pathlib import Path
 
     root = Path(directory) / "corpus"
-    shutil.copytree(REPO / "corpus", root)
-    source = root / "cases" / "traps" / "two-timestamps"
+    root.mkdir(parents=True)
+    for part in ("features", "clauses"):
+        shutil.copytree(REPO / "corpus" / part, root / part)
+    shutil.copy(REPO / "corpus" / "models.json", root / "models.json")
+    source = REPO / "corpus" / "cases" / "traps" / "two-timestamps"
+    shutil.copytree(source, root / "cases" / "traps" / "two-timestamps")
     copy = root / "cases" / "traps" / "two-timestamps-again"
     shutil.copytree(source, copy)
     toml = (copy / "case.toml").read_text(encoding="utf-8")

@@ -35,7 +35,7 @@ def results(hostile: bool = False) -> list[StageResult]:
         ], expected_kind="output", actual_kind="output", duration=0.02),
         StageResult("traps.two-timestamps", "stats", "error",
                     (IMG + FENCE) if hostile else "the implementation stopped: exit code 1",
-                    duration=0.5),
+                    duration=0.5, error_kind="crash"),
         StageResult("traps.two-timestamps", "request.openai-responses", "skip",
                     "stage not claimed"),
         StageResult("compaction.basic", "context", "fail", "1 difference(s)", [

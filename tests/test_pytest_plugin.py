@@ -55,7 +55,8 @@ def test_a_wrong_implementation_fails_with_the_readable_diff(pytester, setup):
         "*expected: 1733234401000",
         '*actual:   "2024-12-03T14:00:01.000Z"',
     ])
-    result.stdout.fnmatch_lines(["*traps.two-timestamps [[]stats[]] error: stats: not implemented"])
+    result.stdout.fnmatch_lines(
+        ["*traps.two-timestamps [[]stats[]] error (implementation): stats: not implemented"])
     assert "Traceback" not in result.stdout.str()
 
 

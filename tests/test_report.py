@@ -65,6 +65,14 @@ def test_a_real_run_writes_a_stream_valid_against_the_report_schema(corpus, tmp_
     assert again.results == report.results and again.footer == report.footer
 
 
+def test_the_schema_knows_every_status_and_error_kind():
+    from conformance.runner import ERROR_KINDS, STATUSES
+
+    defs = jsonio.read_json(SCHEMA_DIR / "report.schema.json")["$defs"]
+    assert tuple(defs["status"]["enum"]) == STATUSES
+    assert tuple(defs["result"]["properties"]["error_kind"]["enum"]) == ERROR_KINDS
+
+
 def test_the_json_summary_is_valid_against_its_schema(corpus, tmp_path):
     _, report = run(corpus, tmp_path, "wrong")
     summary = reports.summary(report)
