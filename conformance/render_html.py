@@ -92,8 +92,8 @@ def _row(result: dict[str, Any]) -> dict[str, Any]:
         "case": result["case"],
         "stage": result["stage"],
         "filter_status": status,
-        "label": result["status"] if status == result["status"] else
-        f"{result['status']} ({status})",
+        "label": result["status"] + (f" ({status})" if status != result["status"] else "")
+        + (f" ({result['error_kind']})" if result.get("error_kind") else ""),
         "message": result.get("message", ""),
         "note": baseline_note(result),
         "issue": web_link(result.get("baseline", {}).get("issue")),
