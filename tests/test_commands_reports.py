@@ -69,3 +69,18 @@ def test_one_run_writes_every_format(tmp_path, monkeypatch):
         "## pi-conformance: fake-port 0.0.1\n\n**FAILED**")
     rendered = cli("render", str(tmp_path / "r.jsonl"), "--format", "junit")
     assert rendered.output == files["j.xml"].read_text(encoding="utf-8")
+
+
+def test_run_format_json_prints_a_summary_valid_against_its_schema(tmp_path, monkeypatch):
+    import jsonschema
+
+    from conformance import jsonio
+    from conformance._paths import SCHEMA_DIR
+
+    monkeypatch.setenv("PI_CONFORMANCE_CORPUS", str(report_fakes.make_corpus(tmp_path)))
+    impl = report_fakes.impl_file(tmp_path, "replay")
+    result = cli("run", "--impl", str(impl), "--format", "json")
+    assert result.exit_code == 0
+    summary = json.loads(result.output)
+    jsonschema.validate(summary, jsonio.read_json(SCHEMA_DIR / "summary.schema.json"))
+    assert (summary["results"], summary["passed"], summary["verdict"]) == (22, 22, "passed")
