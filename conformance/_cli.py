@@ -17,6 +17,8 @@ from rich.console import Console
 from rich.markup import escape
 
 from conformance import __version__, jsonio
+from conformance.commands_reports import COMMANDS as REPORT_COMMANDS
+from conformance.commands_reports import output_options, write_outputs
 from conformance.corpus import Corpus
 from conformance.errors import ConformanceError
 from conformance.stages import ALL_STAGES, APIS
@@ -85,12 +87,13 @@ def main() -> None:
 @click.option("--validate-protocol", is_flag=True,
               help="Check every answer against the protocol's JSON Schemas.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
+@output_options
 @corpus_option
 def run(impl_spec: str, cases: tuple[str, ...], features: tuple[str, ...],
         stages: tuple[str, ...], apis: tuple[str, ...], jobs: int, timeout: float,
         max_restarts: int, baseline: Path | None, report_path: Path | None,
         output_format: str, validate_protocol: bool, quiet: bool,
-        corpus_path: Path | None) -> None:
+        corpus_path: Path | None, outputs: dict[str, Path]) -> None:
     """Score an implementation against the corpus."""
     from conformance.execution import RunRequest, execute
 
@@ -101,6 +104,7 @@ def run(impl_spec: str, cases: tuple[str, ...], features: tuple[str, ...],
             max_restarts=max_restarts, baseline=baseline, report_path=report_path,
             validate_protocol=validate_protocol, progress=not quiet and output_format == "terminal",
         ))
+        write_outputs(outcome.report, outputs)
     from conformance.render import render_stdout
 
     render_stdout(outcome, output_format)
@@ -232,6 +236,9 @@ from conformance.smoke import smoke_command  # noqa: E402
 
 main.add_command(coverage)
 main.add_command(smoke_command)
+
+for _command in REPORT_COMMANDS:
+    main.add_command(_command)
 
 if __name__ == "__main__":
     main()

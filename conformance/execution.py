@@ -44,12 +44,16 @@ class RunRequest:
 @dataclass
 class RunOutcome:
     report: reports.Report
-    stale_baseline: list[str]
     restarts: int = 0
 
     @property
+    def stale_baseline(self) -> list[str]:
+        """Baseline entries naming a case or stage the corpus lacks, as ``case stage: why``."""
+        return [f"{e['case']} {e['stage']}: {e['problem']}" for e in self.report.stale_baseline]
+
+    @property
     def failed(self) -> bool:
-        return self.report.failed() or bool(self.stale_baseline)
+        return self.report.failed()
 
 
 def _start(impl: Implementation) -> Implementation:
@@ -140,7 +144,7 @@ def execute(request: RunRequest) -> RunOutcome:
         head = reports.header(
             implementation=hello.implementation,
             capabilities=hello.raw.get("capabilities", {}),
-            corpus={"root": str(corpus.root), "cases": len(corpus.cases)},
+            corpus=reports.corpus_identity(corpus),
             selection={"cases": list(request.cases), "features": list(request.features),
                        "stages": list(request.stages), "apis": list(request.apis),
                        "impl": request.impl_spec},
@@ -162,10 +166,7 @@ def execute(request: RunRequest) -> RunOutcome:
                                description=f"{hello.name} {result.case}")
 
             runner.run(instances, cases, selection, emit, planned)
-        report = writer.close()
-    known_ids = {c.id for c in corpus.cases}
-    # Entries that pass again are marked stale on their result lines; an entry for a case
-    # that no longer exists can only be found here.
-    missing = [f"{e.case} {e.stage}: no such case" for e in baseline.entries
-               if not any(ch in e.case for ch in "*?[") and e.case not in known_ids]
-    return RunOutcome(report, missing, runner.restarts)
+        # Entries that pass again are marked stale on their result lines; an entry for a
+        # case or stage the corpus lacks can only be found here, and goes in the footer.
+        report = writer.close(baseline.unmatched(corpus))
+    return RunOutcome(report, runner.restarts)

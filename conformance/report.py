@@ -8,20 +8,26 @@ footer, or a footer whose count disagrees) or that holds a result twice.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+import hashlib
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import orjson
 
 from conformance import __version__
 from conformance.baseline import counts_as_failure
 from conformance.errors import ConformanceError
+from conformance.golden import golden_paths, read_golden
 from conformance.runner import STATUSES, StageResult
 from conformance.stages import stage_sort_key
+
+if TYPE_CHECKING:
+    from conformance.corpus import Corpus
 
 SCHEMA = "pi-conformance/report/1"
 
@@ -50,8 +56,13 @@ class Report:
     def sorted_results(self) -> list[dict[str, Any]]:
         return sorted(self.results, key=lambda r: (r["case"], stage_sort_key(r["stage"])))
 
+    @property
+    def stale_baseline(self) -> list[dict[str, Any]]:
+        """Baseline entries that match nothing in the corpus (recorded in the footer)."""
+        return list(self.footer.get("stale_baseline", []))
+
     def failed(self) -> bool:
-        return any(counts_as_failure(r) for r in self.results)
+        return any(counts_as_failure(r) for r in self.results) or bool(self.stale_baseline)
 
 
 def header(implementation: dict[str, Any], capabilities: dict[str, Any], corpus: dict[str, Any],
@@ -68,14 +79,40 @@ def header(implementation: dict[str, Any], capabilities: dict[str, Any], corpus:
     }
 
 
-def footer(results: Iterable[dict[str, Any]]) -> dict[str, Any]:
-    results = list(results)
+def corpus_identity(corpus: Corpus) -> dict[str, Any]:
+    """Which corpus a run used: where, how many cases, and a digest of every case file.
+
+    The corpus ships with the runner, so its version is the runner's; the digest tells two
+    checkouts (or a corpus of one's own) apart, and the reference versions say which Pi
+    wrote the goldens.
+    """
+    digest = hashlib.sha256()
+    references: set[str] = set()
+    for case in corpus.cases:
+        for path in (case.metadata_path, case.session_path, *golden_paths(case)):
+            digest.update(str(path.relative_to(corpus.root)).encode() + b"\0")
+            digest.update(path.read_bytes() + b"\0")
+        for path in golden_paths(case):
+            with contextlib.suppress(ConformanceError, KeyError, TypeError):
+                reference = read_golden(case, path.stem).provenance["reference"]
+                references.add(" ".join(f"{k}@{v}" for k, v in sorted(reference.items())))
+    return {"root": str(corpus.root), "version": __version__, "cases": len(corpus.cases),
+            "sha256": digest.hexdigest(), "reference": sorted(references)}
+
+
+def footer(results: Iterable[dict[str, Any]],
+           stale_baseline: Iterable[dict[str, Any]] = ()) -> dict[str, Any]:
+    results, stale = list(results), list(stale_baseline)
     counts = Counter(r["status"] for r in results)
+    failed = any(counts_as_failure(r) for r in results) or bool(stale)
     return {
         "type": "footer",
         "results": len(results),
         "counts": {status: counts.get(status, 0) for status in STATUSES},
-        "verdict": "failed" if any(counts_as_failure(r) for r in results) else "passed",
+        "known": sum(1 for r in results if r.get("baseline", {}).get("state") == "known"),
+        "stale": sum(1 for r in results if r.get("baseline", {}).get("state") == "stale"),
+        "stale_baseline": stale,
+        "verdict": "failed" if failed else "passed",
         "finished": now(),
     }
 
@@ -86,6 +123,7 @@ class ReportWriter:
     def __init__(self, stream: IO[bytes], head: dict[str, Any]):
         self.stream = stream
         self.report = Report(header=head)
+        self._pending: dict[str, Any] | None = None
         self._write(head)
 
     def _write(self, line: dict[str, Any]) -> None:
@@ -105,12 +143,12 @@ class ReportWriter:
         return line
 
     def flush_pending(self) -> None:
-        if getattr(self, "_pending", None) is not None:
+        if self._pending is not None:
             self._write(self._pending)
             self._pending = None
 
-    def close(self) -> Report:
-        self.report.footer = footer(self.report.results)
+    def close(self, stale_baseline: Iterable[dict[str, Any]] = ()) -> Report:
+        self.report.footer = footer(self.report.results, stale_baseline)
         self._write(self.report.footer)
         return self.report
 
@@ -140,6 +178,8 @@ def read_report(path: Path) -> Report:
             raise ReportError("content after the footer", path=path, line=number)
         elif kind == "result":
             key = (line.get("case"), line.get("stage"))
+            if not all(isinstance(part, str) and part for part in key):
+                raise ReportError("a result needs a case and a stage", path=path, line=number)
             if key in seen:
                 raise ReportError(f"duplicate result for {key[0]} {key[1]} (first on line "
                                   f"{seen[key]})", path=path, line=number)
@@ -153,6 +193,12 @@ def read_report(path: Path) -> Report:
                 raise ReportError(
                     f"footer counts {line.get('results')} results, the stream has "
                     f"{len(report.results)}", path=path, line=number)
+            counted = report.counts()
+            for status, claimed in (line.get("counts") or {}).items():
+                if claimed != counted.get(status, 0):
+                    raise ReportError(
+                        f"footer counts {claimed} {status} results, the stream has "
+                        f"{counted.get(status, 0)}", path=path, line=number)
             report.footer = line
         else:
             raise ReportError(f"unknown line type {kind!r}", path=path, line=number)
@@ -169,8 +215,11 @@ def summary(report: Report) -> dict[str, Any]:
     per_stage: dict[str, Counter[str]] = {}
     for result in report.results:
         per_stage.setdefault(result["stage"], Counter())[result["status"]] += 1
+    states = Counter(r.get("baseline", {}).get("state") for r in report.results)
     return {
         "implementation": report.implementation,
+        "runner": report.header.get("runner", {}),
+        "corpus": report.header.get("corpus", {}),
         "cases": len({r["case"] for r in report.results}),
         "results": len(report.results),
         "passed": counts.get("pass", 0),
@@ -178,6 +227,8 @@ def summary(report: Report) -> dict[str, Any]:
         "errored": counts.get("error", 0),
         "skipped": counts.get("skip", 0),
         "info": counts.get("info", 0),
+        "known": states.get("known", 0),
+        "stale": states.get("stale", 0),
         "stages": {
             stage: {
                 "passed": c.get("pass", 0), "failed": c.get("fail", 0),
@@ -186,5 +237,6 @@ def summary(report: Report) -> dict[str, Any]:
             }
             for stage, c in sorted(per_stage.items(), key=lambda kv: stage_sort_key(kv[0]))
         },
+        "stale_baseline": report.stale_baseline,
         "verdict": "failed" if report.failed() else "passed",
     }

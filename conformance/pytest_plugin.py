@@ -1,0 +1,240 @@
+"""The pytest plugin: the corpus as tests inside an implementer's own suite.
+
+``pytest --pi-impl IMPL`` adds one test per case and stage (``traps.two-timestamps::context``)
+to whatever else pytest collects. The implementation is started once per session, on the
+first test that needs it, and asked for each case once; a stage that differs from Pi fails
+with the readable diff, a stage it does not claim is skipped, and a failure listed in
+``--pi-baseline`` is an expected failure (strict: if it passes, the test fails). Without
+``--pi-impl`` the plugin does nothing, so installing pi-conformance never changes a suite.
+Registered under the ``pytest11`` entry point as ``pi_conformance``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conformance.errors import ConformanceError
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("pi-conformance", "Pi session-format conformance")
+    group.addoption("--pi-impl", metavar="IMPL", default=None,
+                    help="Run the pi-conformance corpus against IMPL (reference, process:CMD, "
+                         "oneshot:CMD, python:MODULE:ATTR or a .toml file).")
+    group.addoption("--pi-corpus", metavar="DIR", default=None,
+                    help="A corpus directory (default: the one shipped with pi-conformance).")
+    group.addoption("--pi-baseline", metavar="FILE", default=None,
+                    help="Known failures: listed failures are xfail (strict).")
+    group.addoption("--pi-case", metavar="GLOB", action="append", default=[],
+                    help="Only cases whose id matches GLOB (repeatable).")
+    group.addoption("--pi-stage", metavar="STAGE", action="append", default=[],
+                    help="Only this stage (repeatable).")
+    group.addoption("--pi-timeout", metavar="SECONDS", type=float, default=30.0,
+                    help="Seconds the implementation may take for one case (default 30).")
+    group.addoption("--pi-report", metavar="FILE", default=None,
+                    help="Also write the canonical JSON-lines report here.")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if config.getoption("pi_impl"):
+        config.pluginmanager.register(PiConformance(config), "pi-conformance-run")
+
+
+class StageFailure(Exception):
+    """A stage that failed or errored; the item shows the result's readable diff."""
+
+    def __init__(self, result: dict[str, Any]):
+        super().__init__(f"{result['case']} [{result['stage']}] {result['status']}")
+        self.result = result
+
+
+class PiConformance:
+    """One session's corpus, baseline, implementation and results."""
+
+    def __init__(self, config: pytest.Config):
+        from conformance.baseline import Baseline
+        from conformance.corpus import Corpus
+
+        self.config = config
+        self.spec: str = config.getoption("pi_impl")
+        self.timeout: float = config.getoption("pi_timeout")
+        try:
+            corpus_path = config.getoption("pi_corpus")
+            self.corpus = Corpus(Path(corpus_path) if corpus_path else None)
+            baseline_path = config.getoption("pi_baseline")
+            self.baseline = Baseline.load(Path(baseline_path)) if baseline_path else None
+            self.cases = self.corpus.select(config.getoption("pi_case"))
+        except ConformanceError as exc:
+            raise pytest.UsageError(f"pi-conformance: {exc.describe()}") from None
+        self.stages: tuple[str, ...] = tuple(config.getoption("pi_stage"))
+        self.implementation: Any = None
+        self.start_error: str | None = None
+        self.results: dict[tuple[str, str], dict[str, Any]] = {}
+        self.wanted: dict[str, list[str]] = {}
+
+    # Collection: items for the corpus, added to whatever pytest collected from files.
+
+    @pytest.hookimpl(tryfirst=True)  # before -k and --deselect, so they apply to ours too
+    def pytest_collection_modifyitems(self, session: pytest.Session,
+                                      items: list[pytest.Item]) -> None:
+        for case in self.cases:
+            node = CaseCollector.from_parent(session, name=case.id, nodeid=case.id, case=case,
+                                             plugin=self)
+            # genitems fires the collection hooks, so the "collected" count includes them
+            items.extend(session.genitems(node))  # type: ignore[arg-type]
+        if self.baseline is not None:
+            items.append(BaselineItem.from_parent(session, name="pi-conformance-baseline",
+                                                  nodeid="pi-conformance-baseline",
+                                                  plugin=self))
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        for item in session.items:
+            if isinstance(item, StageItem):
+                self.wanted.setdefault(item.case.id, []).append(item.stage)
+
+    # Running: the implementation starts on first use and answers each case once.
+
+    def _started(self) -> Any:
+        if self.implementation is None and self.start_error is None:
+            from conformance.implementations import resolve
+
+            try:
+                implementation = resolve(self.spec)
+                implementation.start()
+                self.implementation = implementation
+            except ConformanceError as exc:
+                self.start_error = f"cannot start {self.spec}: {exc.describe()}"
+        if self.start_error is not None:
+            raise pytest.fail(self.start_error, pytrace=False)
+        return self.implementation
+
+    def result(self, case: Any, stage: str) -> dict[str, Any]:
+        key = (case.id, stage)
+        if key not in self.results:
+            self._run(case)
+        return self.results[key]
+
+    def _run(self, case: Any) -> None:
+        from conformance.runner import Runner, RunSettings, Selection
+
+        implementation = self._started()
+        stages = tuple(self.wanted.get(case.id, ())) or case.stages
+        runner = Runner(self.corpus, RunSettings(timeout=self.timeout))
+        lines: list[dict[str, Any]] = []
+
+        def keep(result: Any) -> None:
+            line = {"type": "result", **result.to_json()}
+            if self.baseline is not None:
+                self.baseline.judge(line)
+            lines.append(line)
+
+        runner.run([implementation], [case], Selection(stages=stages), keep)
+        for line in lines:
+            self.results[(line["case"], line["stage"])] = line
+        for stage in stages:
+            self.results.setdefault((case.id, stage), {
+                "type": "result", "case": case.id, "stage": stage, "status": "error",
+                "message": "the runner produced no result", "outcome": case.outcome,
+                "duration": 0.0})
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if self.implementation is not None:
+            with contextlib.suppress(Exception):
+                self.implementation.close()
+        report_path = self.config.getoption("pi_report")
+        if report_path and self.implementation is not None:
+            self._write_report(Path(report_path))
+
+    def _write_report(self, path: Path) -> None:
+        from conformance import report as reports
+
+        hello = self.implementation.hello
+        head = reports.header(hello.implementation, hello.raw.get("capabilities", {}),
+                              reports.corpus_identity(self.corpus),
+                              {"cases": list(self.config.getoption("pi_case")), "features": [],
+                               "stages": list(self.stages), "apis": [], "impl": self.spec})
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("wb") as stream:
+            writer = reports.ReportWriter(stream, head)
+            for line in sorted(self.results.values(), key=lambda r: (r["case"], r["stage"])):
+                writer.report.results.append(line)
+                writer._write(line)
+            writer.close(self.baseline.unmatched(self.corpus) if self.baseline else ())
+
+
+class CaseCollector(pytest.Collector):
+    """One case: its stage items, under the node id of the case id."""
+
+    def __init__(self, *, case: Any, plugin: PiConformance, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.case = case
+        self.plugin = plugin
+
+    def collect(self) -> list[pytest.Item]:
+        plugin, case = self.plugin, self.case
+        items: list[pytest.Item] = []
+        for stage in case.stages:
+            if plugin.stages and stage not in plugin.stages:
+                continue
+            item = StageItem.from_parent(self, name=stage, case=case, plugin=plugin)
+            entry = plugin.baseline.find(case.id, stage) if plugin.baseline else None
+            if entry is not None:
+                reason = entry.reason + (f" ({entry.issue})" if entry.issue else "")
+                item.add_marker(pytest.mark.xfail(reason=f"known failure: {reason}",
+                                                  strict=True, raises=StageFailure))
+            items.append(item)
+        return items
+
+
+class StageItem(pytest.Item):
+    def __init__(self, *, case: Any, plugin: PiConformance, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.case = case
+        self.stage: str = self.name
+        self.plugin = plugin
+        for feature in case.features:
+            self.keywords[feature] = True
+
+    def runtest(self) -> None:
+        result = self.plugin.result(self.case, self.stage)
+        self.user_properties.append(("pi-status", result["status"]))
+        if result["status"] == "skip":
+            pytest.skip(result.get("message") or "skipped")
+        if result["status"] in ("fail", "error"):
+            raise StageFailure(result)
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException],
+                     style: Any = None) -> Any:
+        if isinstance(excinfo.value, StageFailure):
+            from conformance.render import failure_lines
+
+            result = excinfo.value.result
+            lines = failure_lines(result, limit=None)
+            lines.append(f"    case: {self.case.title} ({self.case.directory})")
+            return "\n".join(lines)
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return self.case.metadata_path, None, f"{self.case.id}::{self.stage}"
+
+
+class BaselineItem(pytest.Item):
+    """Fails when the baseline names a case or stage the corpus does not have."""
+
+    def __init__(self, *, plugin: PiConformance, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.plugin = plugin
+
+    def runtest(self) -> None:
+        assert self.plugin.baseline is not None
+        stale = self.plugin.baseline.unmatched(self.plugin.corpus)
+        if stale:
+            pytest.fail("stale baseline entries:\n" + "\n".join(
+                f"  {e['case']} {e['stage']}: {e['problem']}" for e in stale), pytrace=False)
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return Path(self.config.getoption("pi_baseline")), None, "pi-conformance baseline"
