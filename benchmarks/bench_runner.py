@@ -105,13 +105,14 @@ def compare(label: str, persistent: Implementation, oneshot: Implementation,
 
 
 class Timed:
-    """Wraps an implementation's start and run to add up the time spent in them."""
+    """Wraps an implementation's start, run and restart (a new process's handshake, after a
+    case where Pi hangs) to add up the time the implementation takes."""
 
     spent = 0.0
 
     @classmethod
     def install(cls) -> None:
-        for name in ("start", "run"):
+        for name in ("start", "run", "restart"):
             original = getattr(PersistentImplementation, name)
 
             def timed(self, *args, __original=original, **kwargs):
@@ -145,8 +146,8 @@ def overhead(corpus: Corpus, profile: bool) -> None:
     results = len(outcome.report.results)
     runner_time = wall - Timed.spent
     print(f"  full run: {len(corpus.cases)} cases, {results} results, "
-          f"verdict {'failed' if outcome.failed else 'passed'}")
-    print(f"  wall {wall:.3f} s; the reference answering (hello + run round trips) "
+          f"verdict {'failed' if outcome.failed else 'passed'}, {outcome.restarts} restart(s)")
+    print(f"  wall {wall:.3f} s; the reference answering (handshakes + run round trips) "
           f"{Timed.spent:.3f} s; the runner {runner_time:.3f} s")
     print(f"  runner overhead: {runner_time / wall * 100:.1f}% of the run (target: < 10%); "
           f"{runner_time / results * 1000:.2f} ms per result")
