@@ -179,3 +179,17 @@ def test_output_after_an_answer_is_named_as_unsolicited_not_as_the_next_answer()
             connection.ask({"n": 2}, 5)
     finally:
         connection.kill()
+
+
+def test_a_one_shot_flood_is_refused_at_the_limit():
+    connection = ProcessConnection(python("""
+        import sys
+        sys.stdin.read()
+        for _ in range(50):
+            sys.stdout.write("x" * 100_000 + "\\n")
+    """), max_line=1_000_000)
+    try:
+        with pytest.raises(ProtocolViolation, match="output longer than 1000000 bytes"):
+            connection.ask_once({"cmd": "hello"}, 10)
+    finally:
+        connection.kill()
