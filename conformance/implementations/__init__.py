@@ -59,10 +59,11 @@ class Implementation(ABC):
     @abstractmethod
     def run(self, request: dict[str, Any], timeout: float) -> Any: ...
 
-    def restart(self) -> None:
+    def restart(self) -> None:  # noqa: B027 (an optional hook: one-shot needs none)
         """Recover after a failed run; the next ``run`` must work as before."""
 
-    def close(self) -> None: ...
+    def close(self) -> None:  # noqa: B027 (an optional hook)
+        """Release whatever ``start`` acquired."""
 
     def __enter__(self) -> Implementation:
         self.start()
