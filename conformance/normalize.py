@@ -10,7 +10,10 @@ them byte for byte (docs/normalization.md):
 * generated timestamps: a string under ``timestamp`` that is not in the input (the header
   written into an empty file) becomes ``<generated-timestamp>``.
 
-* numbers: an integral float becomes an int, because JSON has a single number type.
+* numbers: an integral float becomes an int, because JSON has a single number type; an
+  integer beyond 2**53 becomes a float, because JavaScript holds it as a double and writes
+  ``6.26e16`` as ``62630770878629400`` (found by the fuzzer: Python and JS spell the same
+  double differently).
 
 Everything else, opaque signatures included, compares exactly.
 """
@@ -66,6 +69,8 @@ class _Normalizer:
             return [self(v, key) for v in value]
         if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
             return int(value)  # JSON has one number type: 1.0 and 1 are the same value
+        if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 2**53:
+            return float(value)  # what a JS double holds; 2**53 + 1 and 2**53 are one value
         if isinstance(value, str) and value not in self.known:
             if key in ID_KEYS:
                 return self.ids.setdefault(value, f"<generated-id-{len(self.ids) + 1}>")

@@ -36,3 +36,11 @@ def test_generated_timestamp_is_replaced_but_input_timestamps_are_not():
 
 def test_integral_floats_are_ints_but_booleans_stay_booleans():
     assert normalize({"a": 1.0, "b": 1.5, "c": True}, frozenset()) == {"a": 1, "b": 1.5, "c": True}
+
+
+def test_a_large_integral_float_equals_the_integer_javascript_writes_for_it():
+    # Python writes 6.26307708786294e16; JSON.stringify writes the same double as an integer.
+    assert normalize(6.26307708786294e16, frozenset()) == normalize(62630770878629400,
+                                                                     frozenset())
+    assert normalize(2**60, frozenset()) == 2.0**60
+    assert normalize(2**53 - 1, frozenset()) == 2**53 - 1
