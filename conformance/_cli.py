@@ -240,5 +240,11 @@ main.add_command(smoke_command)
 for _command in REPORT_COMMANDS:
     main.add_command(_command)
 
+from conformance.commands_fuzz import fuzz_command, promote_command  # noqa: E402
+
+main.add_command(fuzz_command)
+main.add_command(promote_command)
+
+
 if __name__ == "__main__":
     main()

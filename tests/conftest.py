@@ -66,3 +66,54 @@ def callable_env(monkeypatch: pytest.MonkeyPatch, corpus_dir: Path) -> Callable[
         monkeypatch.setenv("FAKE_ON", on)
 
     return configure
+
+
+# Hypothesis: the "ci" profile (the default) keeps example counts modest so the whole suite
+# stays quick on a small shared machine; HYPOTHESIS_PROFILE=thorough for a longer search.
+import os  # noqa: E402
+
+from hypothesis import HealthCheck, settings  # noqa: E402
+
+settings.register_profile("ci", max_examples=20, deadline=None, database=None,
+                          suppress_health_check=[HealthCheck.too_slow,
+                                                 HealthCheck.data_too_large])
+settings.register_profile("thorough", max_examples=500, deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow,
+                                                 HealthCheck.data_too_large])
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+class ReferenceRunner:
+    """The real Pi, started once for a test module: ``outputs(session, stages)``."""
+
+    def __init__(self, scratch: Path):
+        from conformance.implementations import reference
+
+        self.impl = reference()
+        self.impl.start()
+        self.scratch = scratch
+        self.seq = 0
+
+    def results(self, session: bytes, stages: list[str]) -> dict:
+        from conformance import protocol
+
+        self.seq += 1
+        path = self.scratch / "session.jsonl"
+        path.write_bytes(session)
+        request = protocol.run_request(self.seq, "test.generated", (), str(path),
+                                       session.decode("utf-8", errors="replace"), stages,
+                                       {"cwd": "/pi-conformance/cwd"})
+        return protocol.check_run_answer(self.impl.run(request, 30), self.seq, stages)
+
+    def outputs(self, session: bytes, stages: list[str]) -> dict:
+        results = self.results(session, stages)
+        missing = {stage: r for stage, r in results.items() if "output" not in r}
+        assert not missing, f"Pi did not answer: {missing}"
+        return {stage: r["output"] for stage, r in results.items()}
+
+
+@pytest.fixture(scope="module")
+def pi(tmp_path_factory: pytest.TempPathFactory):
+    runner = ReferenceRunner(tmp_path_factory.mktemp("pi"))
+    yield runner
+    runner.impl.close()
