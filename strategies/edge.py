@@ -68,8 +68,8 @@ def extreme_numbers() -> SearchStrategy[int | float]:
 
 
 def extreme_ms_timestamps() -> SearchStrategy[int | float]:
-    """Message timestamps at the ends of ``Date``'s range (±8.64e15 ms), 0, negative, and
-    fractional. Example: ``8640000000000000``."""
+    """Message timestamps at the ends of ``Date``'s range (±8.64e15 ms), beyond it (the
+    largest safe integer), 0, negative, and fractional. Example: ``8640000000000000``."""
     return st.sampled_from([0, -1, 1.5, 8_640_000_000_000_000, -8_640_000_000_000_000,
                             2**53 - 1])
 

@@ -1,0 +1,120 @@
+"""The differential fuzzer finds a planted bug, shrinks it, and writes a loadable candidate."""
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from conformance._cli import main
+from conformance.corpus import Corpus
+from conformance.errors import ConformanceError
+from conformance.fuzz import Differential, Finding, fuzz, fuzz_sessions, judge, write_candidate
+from conformance.implementations import python_callable, reference
+
+FAKES = Path(__file__).resolve().parent / "fakes"
+HEADER = b'{"type":"session","version":3,"id":"s","timestamp":"2024-01-01T00:00:00.000Z"}\n'
+
+
+def stats_double(which: str):
+    return python_callable(f"stats-double-{which}", f"stats_impl:{which}", cwd=FAKES)
+
+
+def _entries(session: bytes) -> int:
+    return len([line for line in session.split(b"\n") if line.strip()]) - 1
+
+
+@pytest.mark.reference
+def test_the_fuzzer_finds_a_planted_bug_and_shrinks_it_to_a_small_session():
+    with Differential(stats_double("buggy"), reference()) as differential:
+        outcome = fuzz(differential, max_examples=150, seed=7)
+    assert outcome.stages == ["stats"]
+    assert outcome.findings, "the planted bug (reasoning added to output) was not found"
+    finding = outcome.findings[0]
+    assert "stats" in finding.stages and "$.tokens.output" in finding.stages["stats"]
+    assert _entries(finding.session) <= 3, finding.session.decode()
+    assert b'"reasoning":' in finding.session  # the shrunk session still shows the cause
+
+
+@pytest.mark.reference
+def test_a_correct_implementation_gives_no_finding():
+    with Differential(stats_double("correct"), reference()) as differential:
+        outcome = fuzz(differential, max_examples=60, seed=3)
+    assert outcome.examples == 60 and outcome.findings == []
+
+
+@pytest.mark.reference
+def test_the_reference_agrees_with_itself_on_every_session_stage():
+    with Differential(reference(), reference()) as differential:
+        assert differential.stages == ["entries", "branch", "context", "projection", "llm",
+                                       "prompt", "stats"]
+        outcome = fuzz(differential, max_examples=25, seed=1)
+    assert outcome.findings == []
+
+
+@pytest.mark.reference
+def test_an_implementation_without_a_shared_stage_is_a_clear_error():
+    with pytest.raises(ConformanceError, match="answers none of the stages"), \
+            Differential(stats_double("correct"), reference(), stages=("context",)):
+        pass
+
+
+def test_judge_compares_kinds_and_outputs_and_ignores_skips_and_double_rejections():
+    stages = ["entries", "branch", "stats", "context"]
+    expected = {"entries": {"output": {"a": 1}}, "branch": {"rejected": {"message": "x"}},
+                "stats": {"output": {"n": 1}}, "context": {"output": {}}}
+    agree = {"entries": {"output": {"a": 1}}, "branch": {"rejected": {"message": "other"}},
+             "stats": {"output": {"n": 1.0}}, "context": {"skipped": "not claimed"}}
+    assert judge(HEADER, stages, expected, agree) is None
+    differ = {**agree, "branch": {"output": {}}, "stats": {"output": {"n": 2}}}
+    finding = judge(HEADER, stages, expected, differ)
+    assert finding is not None and list(finding.stages) == ["branch", "stats"]
+    assert finding.key == "branch rejected-vs-output"
+    assert finding.details["stats"][0]["path"] == "$.n"
+    crashed = {**agree, "entries": {"error": {"message": "boom"}}}
+    assert judge(HEADER, stages, expected, crashed).key == "entries error"
+
+
+def test_a_candidate_is_a_case_directory_without_goldens(tmp_path: Path):
+    finding = Finding(HEADER, "stats changed $.n", {"stats": 'changed: "é" \x7f'})
+    directory = write_candidate(finding, tmp_path / "out", "my-port", "pi-conformance fuzz",
+                                ["stats"])
+    assert sorted(p.name for p in directory.iterdir()) == ["case.toml", "session.jsonl"]
+    assert (directory / "session.jsonl").read_bytes() == HEADER
+    (tmp_path / "corpus" / "cases").mkdir(parents=True)
+    case = Corpus(tmp_path / "corpus").load_case(directory)  # validates against the schema
+    assert case.id == f"fuzz.{directory.name}" and case.stages == ("stats",)
+    assert case.features == ("generated",) and "my-port" in case.title
+
+
+def test_unknown_session_kinds_are_rejected():
+    with pytest.raises(ConformanceError, match="unknown session kind"):
+        fuzz_sessions("nonsense")
+
+
+@pytest.mark.reference
+def test_the_cli_writes_a_shrunk_candidate_and_fails(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.syspath_prepend(str(FAKES))
+    out = tmp_path / "candidates"
+    result = CliRunner().invoke(main, ["fuzz", "--impl", "python:stats_impl:buggy",
+                                       "--max-examples", "100", "--seed", "7",
+                                       "--sessions", "valid", "--out", str(out)])
+    assert result.exit_code == 1, result.output
+    assert "disagreement" in result.output and "$.tokens.output" in result.output
+    [candidate] = list(out.iterdir())
+    meta = (candidate / "case.toml").read_text()
+    assert 'source = "pi-conformance fuzz --impl python:stats_impl:buggy' in meta
+    lines = (candidate / "session.jsonl").read_bytes().splitlines()
+    assert json.loads(lines[0])["version"] == 3 and len(lines) <= 4
+
+
+@pytest.mark.reference
+def test_the_cli_passes_a_correct_implementation(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.syspath_prepend(str(FAKES))
+    result = CliRunner().invoke(main, ["fuzz", "--impl", "python:stats_impl:correct",
+                                       "--max-examples", "30", "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert "no disagreement in 30 sessions" in result.output
+    assert list(tmp_path.iterdir()) == []
