@@ -139,18 +139,21 @@ def compaction_entries(values: Values = ORDINARY, *, ids: SearchStrategy[str] | 
     path before the compaction, or the compaction's own id ("retain none"). Example:
     ``{..., "summary": "so far", "firstKeptEntryId": "a1b2c3d4", "tokensBefore": 12000}``.
     """
-    body = compaction_bodies(values, first_kept_ids if first_kept_ids is not None
-                             else entry_ids())
+    body = st.builds(compaction_fields, compaction_rests(values),
+                     first_kept_ids if first_kept_ids is not None else entry_ids())
     return _entry("compaction", body, values, ids, parent_ids)
 
 
+@cache
+def compaction_rests(values: Values = ORDINARY) -> SearchStrategy[dict[str, Any]]:
+    """A compaction entry's fields after the envelope, except ``firstKeptEntryId``, which
+    :func:`compaction_fields` puts in its place."""
+    return _compaction_rest(values)
+
+
 @st.composite
-def compaction_bodies(draw: st.DrawFn, values: Values,
-                      first_kept_ids: SearchStrategy[str]) -> dict[str, Any]:
-    """The fields of a compaction entry after the envelope."""
-    fields: dict[str, Any] = {
-        "summary": draw(values.text), "firstKeptEntryId": draw(first_kept_ids),
-        "tokensBefore": draw(values.tokens)}
+def _compaction_rest(draw: st.DrawFn, values: Values) -> dict[str, Any]:
+    fields: dict[str, Any] = {"summary": draw(values.text), "tokensBefore": draw(values.tokens)}
     if draw(st.booleans()):
         fields["details"] = draw(values.json)
     if draw(st.booleans()):
@@ -160,6 +163,11 @@ def compaction_bodies(draw: st.DrawFn, values: Values,
     if draw(st.booleans()):
         fields["systemMessage"] = draw(system_messages(values))
     return fields
+
+
+def compaction_fields(rest: dict[str, Any], first_kept: str) -> dict[str, Any]:
+    """Pi's order: summary, firstKeptEntryId, tokensBefore, then the optional fields."""
+    return {"summary": rest["summary"], "firstKeptEntryId": first_kept, **rest}
 
 
 @cache
@@ -172,16 +180,21 @@ def branch_summary_entries(values: Values = ORDINARY, *, ids: SearchStrategy[str
 
     Example: ``{..., "fromId": "c3d4e5f6", "summary": "tried X, failed"}``.
     """
-    body = branch_summary_bodies(values, from_ids if from_ids is not None
-                                 else entry_ids() | st.just("root"))
+    body = st.builds(lambda from_id, rest: {"fromId": from_id, **rest},
+                     from_ids if from_ids is not None else entry_ids() | st.just("root"),
+                     branch_summary_rests(values))
     return _entry("branch_summary", body, values, ids, parent_ids)
 
 
+@cache
+def branch_summary_rests(values: Values = ORDINARY) -> SearchStrategy[dict[str, Any]]:
+    """A branch_summary entry's fields after ``fromId``."""
+    return _branch_summary_rest(values)
+
+
 @st.composite
-def branch_summary_bodies(draw: st.DrawFn, values: Values,
-                          from_ids: SearchStrategy[str]) -> dict[str, Any]:
-    """The fields of a branch_summary entry after the envelope."""
-    fields: dict[str, Any] = {"fromId": draw(from_ids), "summary": draw(values.text)}
+def _branch_summary_rest(draw: st.DrawFn, values: Values) -> dict[str, Any]:
+    fields: dict[str, Any] = {"summary": draw(values.text)}
     if draw(st.booleans()):
         fields["details"] = draw(values.json)
     if draw(st.booleans()):

@@ -134,11 +134,11 @@ def _role(entry: dict[str, Any]) -> str | None:
 
 def _message(draw: st.DrawFn, tree: _Tree, values: Values, roles: tuple[str, ...],
              hooks: bool) -> dict[str, Any]:
-    role = draw(st.sampled_from(roles + (("hookMessage",) if hooks else ())))
+    role = _pick(draw, roles + (("hookMessage",) if hooks else ()))
     if role == "toolResult":
         message = draw(tool_result_messages(values))
         if tree.call_ids and draw(st.booleans()):  # answer a call made earlier
-            message["toolCallId"] = draw(st.sampled_from(tree.call_ids))
+            message["toolCallId"] = _pick(draw, tree.call_ids)
         return message
     strategy = {
         "user": user_messages, "assistant": assistant_messages, "system": system_messages,
@@ -158,6 +158,12 @@ _SIMPLE = {
 }
 
 
+def _pick(draw: st.DrawFn, choices: Any) -> Any:
+    """``sampled_from`` without building a new strategy per call (the tree's choices change
+    at every step): an index drawn from a cached ``integers``; shrinks to the first."""
+    return choices[draw(st.integers(0, len(choices) - 1))]
+
+
 def _fresh_id(draw: st.DrawFn, taken: dict[str, Any]) -> str:
     """A new unique id; a collision steps to the next hex number, which shrinks well."""
     candidate = draw(entry_ids())
@@ -175,25 +181,26 @@ def _next_entry(draw: st.DrawFn, tree: _Tree, kind: str, values: Values,
     if kind == "context_edit":
         editable = [e for e in path if _role(e) in (*EDITABLE_ROLES, "custom")]
         if editable:
-            target = draw(st.sampled_from(editable))
+            target = _pick(draw, editable)
             fields = {"targetId": target["id"],
                       "replacement": draw(E.replacements(values, target_role=_role(target)))}
             return E.assemble(kind, new_id, parent, draw(values.iso_timestamp), fields)
         kind = "message"
     if kind == "label":
         if tree.entries:
-            fields = {"targetId": draw(st.sampled_from(list(tree.by_id)))}
+            fields = {"targetId": _pick(draw, list(tree.by_id))}
             if draw(st.booleans()):
                 fields["label"] = draw(values.text)
             return E.assemble(kind, new_id, parent, draw(values.iso_timestamp), fields)
         kind = "message"
     if kind == "compaction":
-        kept = st.sampled_from([new_id] + [e["id"] for e in path])  # own id: retain none
-        fields = draw(E.compaction_bodies(values, kept))
+        rest = draw(E.compaction_rests(values))
+        kept = _pick(draw, [new_id] + [e["id"] for e in path])  # own id: retain none
+        fields = E.compaction_fields(rest, kept)
     elif kind == "branch_summary":
         came_from = tree.leaf or "root"
-        parent = draw(st.sampled_from([None, *tree.by_id]))
-        fields = draw(E.branch_summary_bodies(values, st.just(came_from)))
+        parent = _pick(draw, [None, *tree.by_id])
+        fields = {"fromId": came_from, **draw(E.branch_summary_rests(values))}
     elif kind == "message":
         fields = {"message": _message(draw, tree, values, roles, hooks)}
     else:
@@ -213,8 +220,8 @@ def _trees(draw: st.DrawFn, values: Values, min_entries: int, max_entries: int,
     for _ in range(count):
         # A branch is a leaf move before the append; 5 (not 0) so that it shrinks away.
         if branching and tree.entries and draw(st.integers(0, 5)) == 5:
-            tree.leaf = draw(st.sampled_from([None, *tree.by_id]))
-        kind = draw(st.sampled_from(entry_types))
+            tree.leaf = _pick(draw, [None, *tree.by_id])
+        kind = _pick(draw, entry_types)
         tree.add(_next_entry(draw, tree, kind, values, roles, hooks))
     return Session(header, tree.entries)
 
