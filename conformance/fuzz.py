@@ -261,8 +261,7 @@ def fuzz(differential: Differential, *, max_examples: int = 200, seed: int | Non
         matched, rest = group.split(Disagreement)
         if rest is not None and not flaky:
             raise
-        for exc in _leaves(matched):
-            findings.append(exc.finding)
+        findings += [leaf.finding for leaf in _leaves(matched)]
     elapsed = time.perf_counter() - started
     unique = {f.session: f for f in findings}
     return FuzzOutcome(count, elapsed, differential.stages, list(unique.values()), flaky)

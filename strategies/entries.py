@@ -290,7 +290,8 @@ def session_info_entries(values: Values = ORDINARY, *, ids: SearchStrategy[str] 
     Example: ``{..., "name": "Refactor the parser"}``.
     """
     name = values.text.map(lambda text: " ".join(text.replace("\r", "\n").split("\n")).strip())
-    body = st.one_of(st.just({}), name.map(lambda n: {"name": n}))
+    body: SearchStrategy[dict[str, Any]] = st.one_of(st.just({}),
+                                                     name.map(lambda n: {"name": n}))
     return _entry("session_info", body, values, ids, parent_ids)
 
 

@@ -240,7 +240,8 @@ def settings_follow_the_active_path(entries: dict[str, Any], branch: dict[str, A
     """Thinking level and model are the last ones set on the whole active path (compaction
     does not hide them): ``thinking_level_change``, ``model_change``, or an assistant
     message's ``provider``/``model``; ``"off"`` and ``null`` when nothing set them."""
-    level, model = "off", None
+    level: Any = "off"
+    model: Any = None
     for entry in _path(entries, branch):
         if not isinstance(entry, dict):
             continue

@@ -15,6 +15,7 @@ which Pi migrates on load, and serialisation to JSONL bytes.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -137,16 +138,19 @@ def _message(draw: st.DrawFn, tree: _Tree, values: Values, roles: tuple[str, ...
     role = _pick(draw, roles + (("hookMessage",) if hooks else ()))
     if role == "toolResult":
         message = draw(tool_result_messages(values))
-        if tree.call_ids and draw(st.booleans()):  # answer a call made earlier
+        answer_earlier_call: bool = draw(st.booleans())
+        if tree.call_ids and answer_earlier_call:
             message["toolCallId"] = _pick(draw, tree.call_ids)
         return message
-    strategy = {
-        "user": user_messages, "assistant": assistant_messages, "system": system_messages,
-        "bashExecution": bash_execution_messages, "custom": custom_messages,
-        "hookMessage": hook_messages,
-    }.get(role, unknown_role_messages)
+    strategy = _BY_ROLE.get(role, unknown_role_messages)
     return draw(strategy(values))
 
+
+_BY_ROLE: dict[str, Callable[..., SearchStrategy[dict[str, Any]]]] = {
+    "user": user_messages, "assistant": assistant_messages, "system": system_messages,
+    "bashExecution": bash_execution_messages, "custom": custom_messages,
+    "hookMessage": hook_messages,
+}
 
 _SIMPLE = {
     "thinking_level_change": E.thinking_level_change_entries,
