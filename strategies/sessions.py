@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from hypothesis import strategies as st
@@ -135,7 +136,7 @@ def _role(entry: dict[str, Any]) -> str | None:
 
 def _message(draw: st.DrawFn, tree: _Tree, values: Values, roles: tuple[str, ...],
              hooks: bool) -> dict[str, Any]:
-    role = _pick(draw, roles + (("hookMessage",) if hooks else ()))
+    role = draw(_weighted(roles + (("hookMessage",) if hooks else ()), ROLE_WEIGHTS))
     if role == "toolResult":
         message = draw(tool_result_messages(values))
         answer_earlier_call: bool = draw(st.booleans())
@@ -160,6 +161,21 @@ _SIMPLE = {
     "custom_message": E.custom_message_entries,
     "session_info": E.session_info_entries,
 }
+
+
+# How often each kind is drawn relative to the others: conversations are mostly messages, and
+# assistant messages carry the most structure (usage, thinking, tool calls).
+_VERSIONS = {None: st.none(), 2: st.just(2), 3: st.just(3)}  # one strategy each: cached
+ENTRY_WEIGHTS = (("message", 8),)
+ROLE_WEIGHTS = (("user", 3), ("assistant", 4), ("toolResult", 2), ("system", 2))
+
+
+@cache
+def _weighted(choices: tuple[str, ...],
+              weights: tuple[tuple[str, int], ...]) -> SearchStrategy[str]:
+    """``sampled_from`` with repeats; the first choice is still what it shrinks to."""
+    weight = dict(weights)
+    return st.sampled_from(tuple(c for c in choices for _ in range(weight.get(c, 1))))
 
 
 def _pick(draw: st.DrawFn, choices: Any) -> Any:
@@ -218,14 +234,14 @@ def _next_entry(draw: st.DrawFn, tree: _Tree, kind: str, values: Values,
 def _trees(draw: st.DrawFn, values: Values, min_entries: int, max_entries: int,
            entry_types: tuple[str, ...], roles: tuple[str, ...], branching: bool,
            version: int, hooks: bool) -> Session:
-    header = draw(E.session_headers(values, versions=st.just(version)))
+    header = draw(E.session_headers(values, versions=_VERSIONS[version]))
     tree = _Tree()
     count = draw(st.integers(min_entries, max_entries))
     for _ in range(count):
         # A branch is a leaf move before the append; 5 (not 0) so that it shrinks away.
         if branching and tree.entries and draw(st.integers(0, 5)) == 5:
             tree.leaf = _pick(draw, [None, *tree.by_id])
-        kind = _pick(draw, entry_types)
+        kind = draw(_weighted(entry_types, ENTRY_WEIGHTS))
         tree.add(_next_entry(draw, tree, kind, values, roles, hooks))
     return Session(header, tree.entries)
 
@@ -269,7 +285,7 @@ def legacy_sessions(version: int = 1, values: Values = ORDINARY, *, min_entries:
 
 @st.composite
 def _v1(draw: st.DrawFn, values: Values, min_entries: int, max_entries: int) -> Session:
-    header = draw(E.session_headers(values, versions=st.none()))
+    header = draw(E.session_headers(values, versions=_VERSIONS[None]))
     entries: list[dict[str, Any]] = []
     for position in range(1, draw(st.integers(min_entries, max_entries)) + 1):
         kind = draw(st.sampled_from(["message", "compaction", "model_change",
