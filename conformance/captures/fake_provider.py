@@ -12,6 +12,7 @@ import json
 import select
 import socket
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -21,6 +22,9 @@ from conformance.captures.wire import ENCODERS
 # Request headers worth recording: stable, and part of what Pi sends on purpose.
 RECORDED_HEADERS = ("content-type", "authorization", "x-api-key", "anthropic-version",
                     "anthropic-beta", "x-goog-api-key")
+
+
+START_PAUSE = 0.03
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -71,6 +75,9 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.close_connection = True
         try:
+            self.wfile.flush()
+            # Give Pi time to write message_start before any content arrives (volatile.py 6).
+            time.sleep(START_PAUSE)
             for frame in frames[:first_delta] if turn.stall else frames:
                 self.wfile.write(frame)
                 self.wfile.flush()

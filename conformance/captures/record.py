@@ -21,7 +21,8 @@ from conformance.reference import Installation, sandbox_env
 
 PROVIDER = "fake"
 MODEL_ID = "fake-model"
-BASE_PATH = {"google-generative-ai": "/v1beta"}
+# What follows 127.0.0.1:PORT in the provider's baseUrl, as the real services spell theirs.
+BASE_PATH = {"google-generative-ai": "/v1beta", "anthropic-messages": ""}
 DEFAULT_SETTINGS: dict[str, Any] = {
     "retry": {"enabled": False},
     "compaction": {"enabled": False},

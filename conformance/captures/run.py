@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import difflib
-import shutil
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,8 +49,8 @@ def write(corpus: Corpus, produced: Produced) -> None:
     for name in CAPTURE_FILES:
         (target / name).write_text(produced.capture[name], encoding="utf-8")
     case_dir = case_directory(corpus, produced.scenario)
-    if case_dir.is_dir():
-        shutil.rmtree(case_dir / "expected", ignore_errors=True)
+    if "expected/events.json" not in produced.case:
+        (case_dir / "expected" / "events.json").unlink(missing_ok=True)
     for relative, text in produced.case.items():
         path = case_dir / relative
         path.parent.mkdir(parents=True, exist_ok=True)

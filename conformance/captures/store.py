@@ -19,7 +19,7 @@ from typing import Any
 from conformance import jsonio
 from conformance.captures.record import Recording
 from conformance.captures.scenario import Scenario
-from conformance.captures.volatile import Normalizer
+from conformance.captures.volatile import Normalizer, canon
 from conformance.reference import Installation, lock_sha256
 
 CAPTURE_FILES = ("events.jsonl", "responses.jsonl", "session.jsonl", "get_messages.json",
@@ -95,6 +95,30 @@ def _toml_string(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
 
 
+def persisted_messages(files: dict[str, str]) -> list[Any]:
+    """The messages of Pi's get_entries answer, in file order."""
+    entries = json.loads(files["get_entries.json"])["entries"]
+    return [entry["message"] for entry in entries if entry.get("type") == "message"]
+
+
+def stream_shows_every_message(files: dict[str, str]) -> bool:
+    """True when each persisted message is the message of some message_end in the stream.
+
+    Messages Pi stores outside an agent run (an RPC ``bash`` result) have no message_end, so
+    the stream alone cannot imply them; such cases do not get the events stage.
+    """
+    ended = {canon(json.loads(line).get("message"))
+             for line in files["events.jsonl"].splitlines()
+             if json.loads(line).get("type") == "message_end"}
+    return all(canon(message) in ended for message in persisted_messages(files))
+
+
+def case_stages(scenario: Scenario, files: dict[str, str]) -> list[str]:
+    stages = ["entries", "branch", "context", "projection", "llm", "prompt", "stats",
+              f"request.{scenario.api}"]
+    return [*stages, "events"] if stream_shows_every_message(files) else stages
+
+
 def case_toml(scenario: Scenario, files: dict[str, str]) -> str:
     """Metadata of the derived case; its request stage uses the fake model Pi reported."""
     state = json.loads(files["get_state.json"])
@@ -109,10 +133,10 @@ def case_toml(scenario: Scenario, files: dict[str, str]) -> str:
             f"capture; do not edit."),
         f"features = {json.dumps(['captured', *scenario.features])}",
         f"source = {_toml_string('capture:' + scenario.name)}",
-        "stages = " + json.dumps(["entries", "branch", "context", "projection", "llm",
-                                  "prompt", "stats", f"request.{scenario.api}", "events"]),
+        "stages = " + json.dumps(case_stages(scenario, files)),
         "",
         "[options.request]",
+        "catalog = false",
         f"sessionId = {_toml_string(state['sessionId'])}",
     ]
     if level and level != "off":
@@ -141,24 +165,25 @@ def _toml_value(value: Any) -> str:
 
 def events_golden(scenario: Scenario, files: dict[str, str], prov: dict[str, Any]) -> str:
     """The ``events`` stage golden: the messages Pi persisted, from its get_entries answer."""
-    entries = json.loads(files["get_entries.json"])["entries"]
-    messages = [entry["message"] for entry in entries if entry.get("type") == "message"]
+    messages = persisted_messages(files)
     return pretty({
         "stage": "events",
         "result": {"output": {"messages": messages}},
         "provenance": {**prov, "source": "get_entries of the recorded run: the messages "
                        "Pi persisted, in file order",
                        "input_sha256": hashlib.sha256(
-                           (files["session.jsonl"]).encode()).hexdigest()},
+                           files["events.jsonl"].encode()).hexdigest()},
     })
 
 
 def case_files(scenario: Scenario, files: dict[str, str]) -> dict[str, str]:
     """The derived case's inputs and its events golden, by path relative to the case."""
     prov = json.loads(files["provenance.json"])
-    return {
+    derived = {
         "case.toml": case_toml(scenario, files),
         "session.jsonl": files["session.jsonl"],
         "events.jsonl": files["events.jsonl"],
-        "expected/events.json": events_golden(scenario, files, prov),
     }
+    if "events" in case_stages(scenario, files):
+        derived["expected/events.json"] = events_golden(scenario, files, prov)
+    return derived

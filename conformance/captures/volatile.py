@@ -20,6 +20,12 @@ The rules (docs/captures.md), applied in this order to every surface alike:
    them is replaced anywhere (``parentId``, ``firstKeptEntryId``, ``prompt_cache_key``...).
 5. ``message_update.usage`` is dropped: it is whatever the adapter's usage object held when
    the event was serialized, which depends on how the network split the stream.
+6. the assistant of a ``message_start`` is a live object Pi keeps filling while the event
+   waits to be written (Pi's json.md documents ``content: []``; recorded runs also showed a
+   first thinking block, the usage and the ``responseId``): only the fields that do not
+   change while streaming are kept, ``role, api, provider, model, stopReason, timestamp``.
+7. parallel tool calls finish in any order: a run of consecutive ``tool_execution_end``
+   events is put in the order of their ``tool_execution_start`` events.
 
 Scripted values (tool call ids, response ids, signatures) are deterministic already.
 """
@@ -34,6 +40,7 @@ from typing import Any
 BASE = datetime(2026, 1, 1, tzinfo=UTC)
 SESSION_ID = "00000000-0000-7000-8000-000000000000"
 PLACEHOLDER_TIMESTAMP = "<timestamp>"
+STABLE_AT_START = ("role", "api", "provider", "model", "stopReason", "timestamp")
 PATHS = {
     "session": "/pi-conformance/sessions/session.jsonl",
     "work": "/pi-conformance/cwd",
@@ -176,5 +183,25 @@ class Normalizer:
                     event["message"]["timestamp"] = self(end)["message"]["timestamp"]
             if event.get("type") == "message_update":
                 event.pop("usage", None)
+            message = event.get("message")
+            if event.get("type") == "message_start" and isinstance(message, dict) and \
+                    message.get("role") == "assistant":
+                event["message"] = {k: message[k] for k in STABLE_AT_START if k in message}
             out.append(event)
-        return out
+        return _tool_ends_in_call_order(out)
+
+
+def _tool_ends_in_call_order(events: list[Any]) -> list[Any]:
+    started = [e.get("toolCallId") for e in events if e.get("type") == "tool_execution_start"]
+    rank = {call: i for i, call in enumerate(started)}
+    out: list[Any] = []
+    run: list[Any] = []
+    for event in [*events, None]:
+        if event is not None and event.get("type") == "tool_execution_end":
+            run.append(event)
+            continue
+        out += sorted(run, key=lambda e: rank.get(e.get("toolCallId"), len(rank)))
+        run = []
+        if event is not None:
+            out.append(event)
+    return out
