@@ -233,9 +233,10 @@ class Corpus:
         request = options.setdefault("request", {})
         overrides = request.get("models", {})
         # catalog = false: the case's models are complete (a captured run's own model).
-        catalog = self.models if request.pop("catalog", True) else {}
+        use_catalog = request.pop("catalog", True)
         request["models"] = {
-            api: {**catalog.get(api, {}), **overrides.get(api, {})} for api in case.apis
+            api: {**(self.models[api] if use_catalog else {}), **overrides.get(api, {})}
+            for api in case.apis
         }
         options.setdefault("cwd", "/pi-conformance/cwd")
         return options
