@@ -228,9 +228,9 @@ def check(lint_only: bool, skip_captures: bool, filters: tuple[str, ...],
             if not skip_captures and not filters:
                 from conformance.commands_capture import stale_captures
 
-                for problem in stale_captures(corpus):
-                    stale.append(problem)
-                    stderr.print(f"[red]stale capture:[/] {problem}", soft_wrap=True)
+                for stale_file in stale_captures(corpus):
+                    stale.append(stale_file)
+                    stderr.print(f"[red]stale capture:[/] {stale_file}", soft_wrap=True)
         cases_total = len(corpus.case_directories())
         if problems or stale:
             stderr.print(f"check failed: {len(problems)} lint problem(s), {len(stale)} stale "

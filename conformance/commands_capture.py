@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 import click
-
-from collections.abc import Callable, Iterable
-from typing import Any
 
 from conformance.corpus import Corpus
 

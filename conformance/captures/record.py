@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -76,6 +77,13 @@ def _image(name: str, root: Path) -> dict[str, Any]:
     return {"type": "image", "data": data, "mimeType": "image/png"}
 
 
+def _is_update(kind: str) -> Callable[[dict[str, Any]], bool]:
+    def matches(record: dict[str, Any]) -> bool:
+        return record.get("type") == "message_update" and \
+            record.get("assistantMessageEvent", {}).get("type") == kind
+    return matches
+
+
 def run_steps(driver: RpcDriver, scenario: Scenario, work: Path) -> None:
     for step in scenario.steps:
         if step.kind == "prompt":
@@ -87,9 +95,7 @@ def run_steps(driver: RpcDriver, scenario: Scenario, work: Path) -> None:
                 raise CaptureError(f"pi refused the prompt: {answer.get('error')}")
             if step.abort_after:
                 wanted = step.abort_after
-                driver.wait_for(lambda r, w=wanted: r.get("type") == "message_update" and
-                                r.get("assistantMessageEvent", {}).get("type") == w,
-                                f"message_update {wanted}")
+                driver.wait_for(_is_update(wanted), f"message_update {wanted}")
                 driver.request({"type": "abort"})
             if answer.get("data", {}).get("disposition") != "handled":
                 driver.wait_for(lambda r: r.get("type") == "agent_settled", "agent_settled")

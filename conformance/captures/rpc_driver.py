@@ -39,8 +39,12 @@ class RpcDriver:
             command, cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=subprocess.PIPE)
         self._stderr: list[bytes] = []
-        threading.Thread(target=self._read, args=(self.process.stdout,), daemon=True).start()
-        threading.Thread(target=self._drain, args=(self.process.stderr,), daemon=True).start()
+        self._reader = threading.Thread(target=self._read, args=(self.process.stdout,),
+                                        daemon=True)
+        self._reader.start()
+        self._stderr_reader = threading.Thread(target=self._drain, args=(self.process.stderr,),
+                                               daemon=True)
+        self._stderr_reader.start()
 
     def _read(self, stream: IO[bytes]) -> None:
         buffer = b""
@@ -89,13 +93,18 @@ class RpcDriver:
                 raise CaptureError(f"pi gave no {what} within {timeout or self.timeout}s; "
                                    f"stderr: {self.stderr_tail()}")
             try:
-                record = self._queue.get(timeout=remaining)
+                received = self._queue.get(timeout=remaining)
             except queue.Empty:
                 continue
-            if record is None:
+            if received is None:
+                try:  # stdout closed: let it finish exiting and writing stderr
+                    self.process.wait(timeout=5)
+                except subprocess.TimeoutExpired:
+                    pass
+                self._stderr_reader.join(timeout=5)
                 raise CaptureError(f"pi exited (code {self.process.poll()}) while waiting for "
                                    f"{what}; stderr: {self.stderr_tail()}")
-            self.records.append(record)
+            self.records.append(received)
 
     def response(self, command_id: str, timeout: float | None = None) -> Record:
         """Wait for the answer to a command; a refused command is a CaptureError."""
@@ -112,21 +121,21 @@ class RpcDriver:
             raise CaptureError(f"pi refused {command.get('type')}: {answer.get('error')}")
         return answer
 
-    def close(self) -> int:
+    def close(self, grace: float = 15.0) -> int:
         """Close stdin (orderly shutdown), then wait; kill only if Pi does not exit."""
         if self.process.stdin is not None and not self.process.stdin.closed:
             self.process.stdin.close()
         try:
-            code = self.process.wait(timeout=15)
+            code = self.process.wait(timeout=grace)
         except subprocess.TimeoutExpired:
             self.process.kill()
             code = self.process.wait()
+        self._reader.join(timeout=5)  # stdout is closed: the reader ends
         while True:  # collect anything written before exit
             try:
-                record = self._queue.get(timeout=2)
+                record = self._queue.get_nowait()
             except queue.Empty:
                 break
-            if record is None:
-                break
-            self.records.append(record)
+            if record is not None:
+                self.records.append(record)
         return code

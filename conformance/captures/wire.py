@@ -105,7 +105,8 @@ def anthropic_messages(turn: Turn, model: str, n: int) -> Frames:
                   "cache_read_input_tokens": u.cache_read, "cache_creation_input_tokens": 0}}})
     for index, block in enumerate(turn.blocks):
         if block.type == "text":
-            ev("content_block_start", {"index": index, "content_block": {"type": "text", "text": ""}})
+            ev("content_block_start", {"index": index,
+                                       "content_block": {"type": "text", "text": ""}})
             for piece in _pieces(block.text):
                 ev("content_block_delta", {"index": index,
                                            "delta": {"type": "text_delta", "text": piece}}, True)
