@@ -60,3 +60,14 @@ def test_record_then_check_then_a_changed_script_is_stale(small_corpus: Path):
     assert "What now?" in stale.output
     lint = invoke("check", "--lint-only", "--corpus", str(small_corpus))
     assert lint.exit_code == 0, lint.output
+
+
+@pytest.mark.reference
+def test_a_script_with_a_turn_pi_never_asks_for_is_refused(small_corpus: Path):
+    scenario = small_corpus / "captures" / SCENARIO / "scenario.toml"
+    scenario.write_text(scenario.read_text() + '\n[[turns]]\nblocks = [{type = "text", '
+                                               'text = "never asked"}]\n')
+    result = invoke("capture", "--corpus", str(small_corpus))
+    assert result.exit_code == 2
+    assert "scripts 2 turn(s) but Pi sent 1 request(s)" in result.output
+    assert "scenario.toml" in result.output

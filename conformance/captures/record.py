@@ -84,7 +84,7 @@ def _is_update(kind: str) -> Callable[[dict[str, Any]], bool]:
     return matches
 
 
-def run_steps(driver: RpcDriver, scenario: Scenario, work: Path) -> None:
+def run_steps(driver: RpcDriver, scenario: Scenario) -> None:
     for step in scenario.steps:
         if step.kind == "prompt":
             command: dict[str, Any] = {"type": "prompt", "message": step.value}
@@ -142,13 +142,18 @@ def record(scenario: Scenario, installation: Installation, timeout: float = 60.0
             driver = RpcDriver(command, work, env, timeout)
             recording = Recording(scenario.name, root, installation.prefix, fake.port)
             try:
-                run_steps(driver, scenario, work)
+                run_steps(driver, scenario)
                 for name in ("get_messages", "get_entries", "get_session_stats", "get_state"):
                     recording.answers[name] = driver.request({"type": name}).get("data")
             finally:
                 recording.exit_code = driver.close()
             recording.records = driver.records
             recording.requests = list(fake.requests)
+        if len(recording.requests) != len(scenario.turns):
+            raise CaptureError(
+                f"the scenario scripts {len(scenario.turns)} turn(s) but Pi sent "
+                f"{len(recording.requests)} request(s); script one turn per request",
+                path=scenario.path)
         files = sorted(sessions.rglob("*.jsonl"))
         if len(files) != 1:
             raise CaptureError(f"expected one session file under --session-dir, found "

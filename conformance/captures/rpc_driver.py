@@ -6,6 +6,7 @@ stops answering becomes a CaptureError that quotes the tail of its stderr, never
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
@@ -97,10 +98,9 @@ class RpcDriver:
             except queue.Empty:
                 continue
             if received is None:
-                try:  # stdout closed: let it finish exiting and writing stderr
+                # stdout closed: let it finish exiting and writing stderr
+                with contextlib.suppress(subprocess.TimeoutExpired):
                     self.process.wait(timeout=5)
-                except subprocess.TimeoutExpired:
-                    pass
                 self._stderr_reader.join(timeout=5)
                 raise CaptureError(f"pi exited (code {self.process.poll()}) while waiting for "
                                    f"{what}; stderr: {self.stderr_tail()}")

@@ -10,6 +10,7 @@
     [[steps]]                      # what the driver does, in order:
     prompt = "text"                #   prompt, then wait for agent_settled
     abort_after = "text_delta"     #   (with prompt) send abort once this update is seen
+    images = ["dot.png"]           #   (with prompt) PNG files of the scenario directory
     bash = "echo hi"               #   RPC bash, wait for its answer
     compact = "instructions"       #   RPC compact ("" for none), wait for its answer
     command = {type = "..."}       #   any other RPC command, wait for its answer
