@@ -197,9 +197,12 @@ def regenerate(filters: tuple[str, ...], corpus_path: Path | None) -> None:
 
 @main.command()
 @click.option("--lint-only", is_flag=True, help="Skip the freshness check against the reference.")
+@click.option("--skip-captures", is_flag=True,
+              help="Do not re-record the capture scenarios (the slowest part of the check).")
 @click.argument("filters", nargs=-1, metavar="[GLOB]...")
 @corpus_option
-def check(lint_only: bool, filters: tuple[str, ...], corpus_path: Path | None) -> None:
+def check(lint_only: bool, skip_captures: bool, filters: tuple[str, ...],
+          corpus_path: Path | None) -> None:
     """Lint the corpus and verify every golden is what the reference writes today."""
     from conformance.regenerate import freshness, reference_models
 
@@ -222,6 +225,12 @@ def check(lint_only: bool, filters: tuple[str, ...], corpus_path: Path | None) -
                 for diff in item.differences[:5]:
                     stderr.print(f"    {diff.path}: golden {diff.expected!r:.80} "
                                  f"reference {diff.actual!r:.80}", soft_wrap=True)
+            if not skip_captures and not filters:
+                from conformance.commands_capture import stale_captures
+
+                for stale_file in stale_captures(corpus):
+                    stale.append(stale_file)
+                    stderr.print(f"[red]stale capture:[/] {stale_file}", soft_wrap=True)
         cases_total = len(corpus.case_directories())
         if problems or stale:
             stderr.print(f"check failed: {len(problems)} lint problem(s), {len(stale)} stale "
@@ -244,6 +253,10 @@ from conformance.commands_fuzz import fuzz_command, promote_command  # noqa: E40
 
 main.add_command(fuzz_command)
 main.add_command(promote_command)
+
+from conformance.commands_capture import capture as _capture  # noqa: E402
+
+main.add_command(_capture)
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ import jsonschema
 from conformance import jsonio
 from conformance._paths import SCHEMA_DIR, corpus_root
 from conformance.errors import CorpusError
-from conformance.stages import ALL_STAGES, api_of
+from conformance.stages import ALL_STAGES, DEFAULT_STAGES, api_of
 
 OUTCOMES = ("required", "implementation-defined", "reference-misbehaves")
 _TOML_POSITION = re.compile(r"\(at line (\d+), column \d+\)")
@@ -77,11 +77,16 @@ class Case:
 
     @property
     def stages(self) -> tuple[str, ...]:
-        return self.declared_stages if self.declared_stages is not None else ALL_STAGES
+        return self.declared_stages if self.declared_stages is not None else DEFAULT_STAGES
 
     @property
     def apis(self) -> tuple[str, ...]:
         return tuple(api for api in map(api_of, self.stages) if api is not None)
+
+    @property
+    def events_path(self) -> Path:
+        """The recorded RPC event stream, input of the ``events`` stage (captured cases)."""
+        return self.directory / "events.jsonl"
 
     def expected_path(self, stage: str) -> Path:
         return self.directory / "expected" / f"{stage}.json"
@@ -227,8 +232,11 @@ class Corpus:
         options = copy.deepcopy(case.options)
         request = options.setdefault("request", {})
         overrides = request.get("models", {})
+        # catalog = false: the case's models are complete (a captured run's own model).
+        use_catalog = request.pop("catalog", True)
         request["models"] = {
-            api: {**self.models[api], **overrides.get(api, {})} for api in case.apis
+            api: {**(self.models[api] if use_catalog else {}), **overrides.get(api, {})}
+            for api in case.apis
         }
         options.setdefault("cwd", "/pi-conformance/cwd")
         return options
@@ -262,6 +270,9 @@ class Corpus:
                     problems.append(CorpusError(
                         f"unknown clause {clause!r} (not in clauses/*.toml)",
                         path=case.metadata_path))
+            if "events" in case.stages and not case.events_path.is_file():
+                problems.append(CorpusError(
+                    "the case has the events stage but no events.jsonl", path=case.directory))
             for stage in case.stages:
                 if stage not in ALL_STAGES:
                     problems.append(CorpusError(

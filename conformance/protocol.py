@@ -88,8 +88,9 @@ def bye_request() -> dict[str, Any]:
 
 
 def run_request(seq: int, case_id: str, features: tuple[str, ...], session_path: str,
-                session_text: str, stages: list[str], options: dict[str, Any]) -> dict[str, Any]:
-    return {
+                session_text: str, stages: list[str], options: dict[str, Any],
+                events: tuple[str, str] | None = None) -> dict[str, Any]:
+    request = {
         "cmd": "run",
         "seq": seq,
         "case": {"id": case_id, "features": list(features)},
@@ -97,6 +98,9 @@ def run_request(seq: int, case_id: str, features: tuple[str, ...], session_path:
         "stages": stages,
         "options": options,
     }
+    if events is not None:  # (path, text) of the recorded event stream, for the events stage
+        request["events"] = {"path": events[0], "text": events[1]}
+    return request
 
 
 def _stage_result_problem(result: Any) -> str | None:

@@ -31,6 +31,7 @@ from conformance.golden import Golden, read_golden, write_golden
 from conformance.implementations import PersistentImplementation, reference
 from conformance.normalize import input_strings
 from conformance.reference import HARNESS, lock_sha256
+from conformance.stages import CAPTURE_STAGES
 
 REFERENCE_TIMEOUT = 20.0
 MISBEHAVES_TIMEOUT = 5.0
@@ -141,13 +142,18 @@ def refresh_models(corpus: Corpus) -> bool:
     return True
 
 
+def harness_stages(case: Case) -> list[str]:
+    """The stages the reference harness writes; capture stages come from pi-conformance capture."""
+    return [stage for stage in case.stages if stage not in CAPTURE_STAGES]
+
+
 def regenerate(corpus: Corpus, cases: list[Case],
                progress: Callable[[Case], None] = lambda case: None) -> int:
     """Rewrite the goldens of ``cases``; returns how many files were written."""
     written = 0
     with ReferenceSession(corpus) as ref:
         for case in cases:
-            results = ref.answer(case, list(case.stages))
+            results = ref.answer(case, harness_stages(case))
             expected_dir = case.directory / "expected"
             if expected_dir.is_dir():
                 for old in expected_dir.glob("*.json"):
@@ -173,7 +179,7 @@ def freshness(corpus: Corpus, cases: list[Case],
     """Every golden that the reference would not write again as it is."""
     with ReferenceSession(corpus) as ref:
         for case in cases:
-            results = ref.answer(case, list(case.stages))
+            results = ref.answer(case, harness_stages(case))
             known = input_strings(case.session_bytes())
             expected_provenance = provenance(ref.hello, case)
             for stage, result in results.items():

@@ -120,6 +120,15 @@ class RunSettings:
 Planned = tuple[Case, list[str], list[StageResult]]
 
 
+def pending_messages(output: Any) -> list[int]:
+    """Positions of assistant messages still ``pending`` in an events-stage answer."""
+    messages = output.get("messages") if isinstance(output, dict) else None
+    if not isinstance(messages, list):
+        return []
+    return [i for i, m in enumerate(messages) if isinstance(m, dict)
+            and m.get("role") == "assistant" and m.get("stopReason") == "pending"]
+
+
 def judge(case: Case, stage: str, answer: dict[str, Any], known: frozenset[str],
           golden: Golden | None = None) -> StageResult:
     """One stage's verdict: the implementation's result (checked by protocol.check_run_answer)
@@ -154,6 +163,10 @@ def judge(case: Case, stage: str, answer: dict[str, Any], known: frozenset[str],
         if result.differences:
             result.status = "fail"
             result.message = f"{len(result.differences)} difference(s)"
+        if stage == "events" and pending_messages(answer["output"]):
+            result.status = "fail"
+            result.message = ("a pending assistant message would be persisted (positions "
+                              f"{pending_messages(answer['output'])}); Pi never persists one")
     if result.status == "fail" and case.outcome != "required":
         result.status = "info"
     return result
@@ -311,9 +324,15 @@ class Runner:
         session = case.session_bytes()
         copy = scratch / f"{seq}-session.jsonl"
         copy.write_bytes(session)
+        events = None
+        if "events" in ask and case.events_path.is_file():
+            stream = case.events_path.read_bytes()
+            events_copy = scratch / f"{seq}-events.jsonl"
+            events_copy.write_bytes(stream)
+            events = (str(events_copy), stream.decode("utf-8", errors="replace"))
         request = protocol.run_request(
             seq, case.id, case.features, str(copy), session.decode("utf-8", errors="replace"),
-            ask, self.corpus.request_options(case))
+            ask, self.corpus.request_options(case), events)
         if self.settings.validate_protocol:
             problems = protocol.schema_errors("run-request", request)
             if problems:  # our own bug: say so rather than blame the implementation
@@ -339,6 +358,8 @@ class Runner:
             return errors(str(exc), error_kind(exc)), str(exc).splitlines()[0]
         finally:
             copy.unlink(missing_ok=True)
+            if events is not None:
+                Path(events[0]).unlink(missing_ok=True)
         elapsed = time.perf_counter() - started
         if self.settings.validate_protocol:
             problems = protocol.run_answer_problems(answer, ask)

@@ -8,14 +8,14 @@ import pytest
 from helpers import live_group_members, run_spec
 
 from conformance.runner import Selection
-from conformance.stages import ALL_STAGES
+from conformance.stages import DEFAULT_STAGES
 
 ALL = {"small.alpha", "small.beta", "small.gamma", "small.delta"}
 
 
 def test_a_correct_implementation_passes_every_stage_of_every_case(corpus, fake):
     outcome = run_spec(corpus, fake("correct"))
-    assert len(outcome.by_key) == 4 * len(ALL_STAGES)
+    assert len(outcome.by_key) == 4 * len(DEFAULT_STAGES)
     assert {r.status for r in outcome.results} == {"pass"}
     assert outcome.runner.restarts == 0
 
@@ -117,7 +117,7 @@ def test_an_implementation_that_exits_mid_run_is_restarted_each_time(corpus, fak
 def test_after_the_restart_cap_the_rest_is_reported_not_run_never_dropped(corpus, fake):
     spec = fake("crashing", *[a for c in sorted(ALL) for a in ("--on", c)])
     outcome = run_spec(corpus, spec, max_restarts=1)
-    assert len(outcome.by_key) == 4 * len(ALL_STAGES)  # one result per planned stage
+    assert len(outcome.by_key) == 4 * len(DEFAULT_STAGES)  # one result per planned stage
     kinds = {case: {r.error_kind for r in outcome.of(case)} for case in ALL}
     assert kinds == {"small.alpha": {"crash"}, "small.beta": {"crash"},
                      "small.delta": {"not-run"}, "small.gamma": {"not-run"}}  # id order
@@ -128,7 +128,7 @@ def test_after_the_restart_cap_the_rest_is_reported_not_run_never_dropped(corpus
 
 def test_parallel_workers_each_get_a_process_and_share_the_restart_cap(corpus, fake):
     outcome = run_spec(corpus, fake("crashing", "--on", "small.beta"), jobs=3)
-    assert len(outcome.by_key) == 4 * len(ALL_STAGES)
+    assert len(outcome.by_key) == 4 * len(DEFAULT_STAGES)
     assert {r.error_kind for r in outcome.of("small.beta")} == {"crash"}
     assert {r.status for r in outcome.results if r.case != "small.beta"} == {"pass"}
     assert outcome.runner.restarts == 1
@@ -138,7 +138,7 @@ def test_parallel_workers_each_get_a_process_and_share_the_restart_cap(corpus, f
 
 def test_parallel_workers_get_the_whole_corpus_done(corpus, fake):
     outcome = run_spec(corpus, fake("correct"), jobs=4)
-    assert len(outcome.by_key) == 4 * len(ALL_STAGES)
+    assert len(outcome.by_key) == 4 * len(DEFAULT_STAGES)
     assert {r.status for r in outcome.results} == {"pass"}
 
 
@@ -146,7 +146,7 @@ def test_unclaimed_stages_and_features_are_skipped_not_failed(corpus, fake):
     outcome = run_spec(corpus, fake("correct", "--claim-stages", "context,llm"))
     assert {r.stage for r in outcome.results if r.status == "pass"} == {"context", "llm"}
     skipped = [r for r in outcome.results if r.status == "skip"]
-    assert len(skipped) == 4 * (len(ALL_STAGES) - 2)
+    assert len(skipped) == 4 * (len(DEFAULT_STAGES) - 2)
     assert {r.message for r in skipped} == {"stage not claimed"}
     outcome = run_spec(corpus, fake("correct", "--claim-features", "branching"))
     assert {r.status for r in outcome.results} == {"skip"}
@@ -188,7 +188,7 @@ def test_a_runner_bug_in_one_stage_is_a_harness_error_and_loses_nothing(corpus, 
 
     monkeypatch.setattr(runner_module, "differences", broken)
     outcome = run_spec(corpus, fake("correct"))
-    assert len(outcome.by_key) == 4 * len(ALL_STAGES)
+    assert len(outcome.by_key) == 4 * len(DEFAULT_STAGES)
     branch = [r for r in outcome.results if r.stage == "branch"]
     assert {(r.status, r.error_kind) for r in branch} == {("error", "harness")}
     assert "RuntimeError('boom')" in branch[0].message
