@@ -240,5 +240,10 @@ main.add_command(smoke_command)
 for _command in REPORT_COMMANDS:
     main.add_command(_command)
 
+from conformance.commands_matrix import adapters, matrix  # noqa: E402
+
+main.add_command(matrix)
+main.add_command(adapters)
+
 if __name__ == "__main__":
     main()
