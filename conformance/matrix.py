@@ -25,7 +25,7 @@ from conformance.baseline import counts_as_failure
 from conformance.corpus import Case, Corpus
 from conformance.errors import ConformanceError
 from conformance.implementations import Implementation
-from conformance.runner import Runner, RunSettings, Selection, StageResult
+from conformance.runner import Runner, RunSettings, Selection
 from conformance.stages import ALL_STAGES, stage_sort_key
 
 SCHEMA = "pi-conformance/matrix/1"
