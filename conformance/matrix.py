@@ -25,7 +25,7 @@ from conformance.baseline import counts_as_failure
 from conformance.corpus import Case, Corpus
 from conformance.errors import ConformanceError
 from conformance.implementations import Implementation
-from conformance.runner import Runner, RunSettings, Selection
+from conformance.runner import Runner, RunSettings, Selection, StageResult
 from conformance.stages import ALL_STAGES, stage_sort_key
 
 SCHEMA = "pi-conformance/matrix/1"
@@ -113,7 +113,11 @@ def run_one(entry: Entry, corpus: Corpus, cases: list[Case], out_dir: Path,
                            "impl": entry.spec},
             )
             writer = reports.ReportWriter(stream, head)
-            Runner(corpus, settings).run([impl], cases, Selection(), writer.add)
+
+            def emit(result: StageResult) -> None:
+                writer.add(result)
+
+            Runner(corpus, settings).run([impl], cases, Selection(), emit)
             column.report = writer.close()
     finally:
         impl.close()

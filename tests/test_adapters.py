@@ -30,9 +30,9 @@ def test_lookup_by_name_and_version():
 
 
 def test_an_ambiguous_or_unknown_version_is_a_clear_error():
-    with pytest.raises(ConformanceError, match="several versions.*pi@1.6.0.*pi@1.0.3"):
+    with pytest.raises(ConformanceError, match=r"several versions.*pi@1\.6\.0.*pi@1\.0\.3"):
         lookup("pi")
-    with pytest.raises(ConformanceError, match="pi 9.9.9 is not a known version"):
+    with pytest.raises(ConformanceError, match=r"pi 9\.9\.9 is not a known version"):
         resolve("pi@9.9.9")
 
 
@@ -76,7 +76,7 @@ def test_a_failing_npm_is_reported_with_its_output(tmp_path, monkeypatch):
     source.mkdir()
     (source / "package.json").write_text("{}")
     (source / "package-lock.json").write_text("{}")
-    with pytest.raises(AdapterInstallError, match="(?s)npm ci for demo failed.*ETARGET"):
+    with pytest.raises(AdapterInstallError, match=r"(?s)npm ci for demo failed.*ETARGET"):
         NpmPrefix("demo", source).install()
 
 

@@ -89,7 +89,9 @@ class Entry:
 
             installation = ref.default_installation()
             if not installation.is_complete():
-                ref.install(on_line=on_line)
+                print(f"{self.spec} needs the reference Pi: installing it into "
+                      f"{installation.prefix}", file=sys.stderr, flush=True)
+                ref.install(on_line=on_line or _print_progress("reference"))
             if self.installer is None:
                 return Installed(installation.prefix, 0.0)
         assert self.installer is not None
