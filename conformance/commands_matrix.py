@@ -20,12 +20,14 @@ stderr = Console(stderr=True, highlight=False)
 @click.option("--out", "out_dir", default=Path("reports"), show_default=True,
               type=click.Path(path_type=Path, file_okay=False),
               help="Where to write the reports.")
+@click.option("-k", "--case", "case_filters", multiple=True, metavar="GLOB",
+              help="Only cases whose id matches (repeatable; default: the whole corpus).")
 @click.option("--timeout", default=60.0, show_default=True, type=click.FloatRange(0.1),
               help="Seconds an implementation may take for one case.")
 @click.option("--corpus", "corpus_path", type=click.Path(path_type=Path, file_okay=False),
               help="A corpus directory (default: the one shipped with pi-conformance).")
-def matrix(impls: tuple[str, ...], out_dir: Path, timeout: float,
-           corpus_path: Path | None) -> None:
+def matrix(impls: tuple[str, ...], out_dir: Path, case_filters: tuple[str, ...],
+           timeout: float, corpus_path: Path | None) -> None:
     """Run every known implementation; write per-implementation reports, the matrix and drift."""
     from conformance._cli import friendly_errors, load_corpus
     from conformance.drift import drift_data, write_drift
@@ -35,9 +37,13 @@ def matrix(impls: tuple[str, ...], out_dir: Path, timeout: float,
     with friendly_errors():
         corpus = load_corpus(corpus_path)
         entries = select_entries(impls)
-        columns = run_matrix(corpus, entries, out_dir, settings=RunSettings(timeout=timeout),
+        cases = corpus.select(case_filters)
+        if not cases:
+            raise ConformanceError("no case matches " + " ".join(case_filters))
+        columns = run_matrix(corpus, entries, out_dir, cases=cases,
+                             settings=RunSettings(timeout=timeout),
                              on_start=lambda e: stderr.print(f"[bold]{e.spec}[/]: {e.summary}"))
-        data = matrix_data(corpus, columns)
+        data = matrix_data(corpus, columns, cases)
         written = write_matrix(data, out_dir)
         if sum(1 for c in columns if c.answers) >= 2:
             written += write_drift(drift_data(corpus, columns), out_dir)

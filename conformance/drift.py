@@ -11,7 +11,9 @@ as such, never counted as disagreement. Written as Markdown and JSON
 
 from __future__ import annotations
 
+import shutil
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 from conformance import __version__, jsonio, render
@@ -134,32 +136,47 @@ def markdown(data: dict[str, Any]) -> str:
            "differences are shown from the newest group to each other one. A release that does "
            "not have a stage is listed as not available, never as disagreeing. "
            "Matrix: [matrix.md](matrix.md).", "",
-           "## By stage", "", "| stage | all agree | drift |", "|---|---:|---:|"]
+           "## By stage", "", "| stage | all agree | drift | cases that drift |",
+           "|---|---:|---:|---|"]
     for stage, c in data["stages"].items():
-        out.append(f"| `{stage}` | {c['agree']} | {c['drift']} |")
+        link = f"[drift/{stage}.md](drift/{stage}.md)" if c["drift"] else ""
+        out.append(f"| `{stage}` | {c['agree']} | {c['drift']} | {link} |")
     out += ["", "## Pairs of releases", "", "| release | release | compared | agree |",
             "|---|---|---:|---:|"]
     for pair in data["pairs"]:
         out.append(f"| {pair['a']} | {pair['b']} | {pair['compared']} | {pair['agree']} |")
-    out += ["", "## Case by case", "", "| case | stage | groups | not available |",
-            "|---|---|---|---|"]
-    for item in data["items"]:
-        groups = " ≠ ".join(" = ".join(g) for g in item["groups"])
-        out.append(f"| {item['case']} | `{item['stage']}` | {groups} | "
-                   f"{', '.join(item['not_available']) or ''} |")
-    drifting = [i for i in data["items"] if i["verdict"] == "drift"]
-    if drifting:
-        out += ["", "## Differences", "", "```"]
-        for item in drifting:
-            for diff in item["against_newest"].values():
-                out += diff["lines"]
-        out += ["```"]
     return "\n".join(out) + "\n"
 
 
-def write_drift(data: dict[str, Any], out_dir: Any) -> list[Any]:
+def stage_page(data: dict[str, Any], stage: str) -> str:
+    """The cases where releases disagree on one stage: their groups and the differences."""
+    items = [i for i in data["items"] if i["stage"] == stage and i["verdict"] == "drift"]
+    out = [f"# Drift between Pi releases: `{stage}`", "",
+           f"{len(items)} case(s) where the releases disagree. Back to [drift.md](../drift.md).",
+           "", "| case | groups | not available |", "|---|---|---|"]
+    for item in items:
+        groups = " ≠ ".join(" = ".join(g) for g in item["groups"])
+        out.append(f"| {item['case']} | {groups} | {', '.join(item['not_available'])} |")
+    out += ["", "## Differences", "", "```"]
+    for item in items:
+        for diff in item["against_newest"].values():
+            out += diff["lines"]
+    out += ["```"]
+    return "\n".join(out) + "\n"
+
+
+def write_drift(data: dict[str, Any], out_dir: Path) -> list[Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     written = [out_dir / "drift.json", out_dir / "drift.md"]
     written[0].write_text(jsonio.dumps_pretty(data), encoding="utf-8")
     written[1].write_text(markdown(data), encoding="utf-8")
+    pages = out_dir / "drift"
+    if pages.is_dir():
+        shutil.rmtree(pages)
+    for stage, counts in data["stages"].items():
+        if counts["drift"]:
+            pages.mkdir(exist_ok=True)
+            page = pages / f"{stage}.md"
+            page.write_text(stage_page(data, stage), encoding="utf-8")
+            written.append(page)
     return written

@@ -11,6 +11,7 @@ JSON (schemas/matrix.schema.json); every failure appears with its readable diff.
 from __future__ import annotations
 
 import html
+import shutil
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -122,17 +123,17 @@ def run_one(entry: Entry, corpus: Corpus, cases: list[Case], out_dir: Path,
     finally:
         impl.close()
     column.run_seconds = time.perf_counter() - started
-    (path.with_suffix(".md")).write_text(render.markdown(column.report), encoding="utf-8")
     if keep_answers:
         column.answers = impl.answers
     return column
 
 
 def run_matrix(corpus: Corpus, entries: Iterable[Entry], out_dir: Path, *,
-               settings: RunSettings | None = None,
+               cases: list[Case] | None = None, settings: RunSettings | None = None,
                on_start: Callable[[Entry], None] | None = None) -> list[Column]:
+    """Run ``cases`` (default: the whole corpus) through each entry in turn."""
     settings = settings or RunSettings()
-    cases = list(corpus.cases)
+    cases = list(corpus.cases) if cases is None else cases
     columns = []
     for entry in entries:
         if on_start is not None:
@@ -150,9 +151,11 @@ def _cell(counter: Counter[str]) -> dict[str, int]:
     return {status: counter.get(status, 0) for status in ("pass", "fail", "error", "skip", "info")}
 
 
-def matrix_data(corpus: Corpus, columns: list[Column]) -> dict[str, Any]:
+def matrix_data(corpus: Corpus, columns: list[Column],
+                cases: list[Case] | None = None) -> dict[str, Any]:
     """The matrix as data (schemas/matrix.schema.json); Markdown and HTML render this."""
-    features_of = {case.id: case.features for case in corpus.cases}
+    cases = list(corpus.cases) if cases is None else cases
+    features_of = {case.id: case.features for case in cases}
     implementations = []
     for column in columns:
         item: dict[str, Any] = {
@@ -191,9 +194,9 @@ def matrix_data(corpus: Corpus, columns: list[Column]) -> dict[str, Any]:
         "schema": SCHEMA,
         "runner": {"name": "pi-conformance", "version": __version__},
         "generated": reports.now(),
-        "corpus": {"cases": len(corpus.cases)},
+        "corpus": {"cases": len(cases)},
         "stages": list(ALL_STAGES),
-        "features": sorted({f for case in corpus.cases for f in case.features}),
+        "features": sorted({f for case in cases for f in case.features}),
         "implementations": implementations,
     }
 
@@ -273,23 +276,43 @@ def markdown(data: dict[str, Any]) -> str:
     out += _md_table(["stage", *header], stage_rows)
     out += ["", "## By feature", ""]
     out += _md_table(["feature", *header], feature_rows)
-    out += ["", "## Failures", ""]
+    out += ["", "## Failures", "",
+            "Every failing or erroring result, with its diff, one page per implementation and "
+            "stage (the same diffs are inline in [matrix.html](matrix.html)).", ""]
     for item in data["implementations"]:
         if "unavailable" in item:
             out += [f"### {item['key']}", "", "Not run: " + item["unavailable"], ""]
             continue
         out += [f"### {item['key']}", "",
-                f"{item['summary']}. Full report: [{item['report']}]({item['report']}) "
-                f"(rendered: [{item['report'][:-6]}.md]({item['report'][:-6]}.md)).", ""]
-        if not item["failures"]:
+                f"{item['summary']}. Full report: [{item['report']}]({item['report']}).", ""]
+        pages = failure_pages(item)
+        if not pages:
             out += ["No failures.", ""]
             continue
-        out += ["<details><summary>" + f"{len(item['failures'])} failing result(s)"
-                + "</summary>", "", "```"]
-        for failure in item["failures"]:
-            out += failure["lines"]
-        out += ["```", "", "</details>", ""]
+        out += [", ".join(f"[`{stage}`: {len(failures)}]({path})"
+                          for stage, (path, failures) in pages.items()), ""]
     return "\n".join(out).rstrip() + "\n"
+
+
+def failure_pages(item: dict[str, Any]) -> dict[str, tuple[str, list[dict[str, Any]]]]:
+    """Per stage, the relative path of its failures page and the failures it lists."""
+    pages: dict[str, tuple[str, list[dict[str, Any]]]] = {}
+    for failure in item.get("failures", []):
+        stage = failure["stage"]
+        path = f"failures/{item['key'].replace('/', '_')}/{stage}.md"
+        pages.setdefault(stage, (path, []))[1].append(failure)
+    return dict(sorted(pages.items(), key=lambda kv: stage_sort_key(kv[0])))
+
+
+def failure_page(item: dict[str, Any], stage: str, failures: list[dict[str, Any]]) -> str:
+    out = [f"# {item['key']}: `{stage}` failures", "",
+           f"{len(failures)} failing result(s) of {item['summary']}, each with the JSON paths "
+           "that differ and both values (expected: what Pi 1.6.0 wrote; actual: this "
+           "implementation). Back to the [matrix](../../matrix.md).", "", "```"]
+    for failure in failures:
+        out += failure["lines"]
+    out += ["```"]
+    return "\n".join(out) + "\n"
 
 
 _CSS = """body{font-family:system-ui,sans-serif;margin:2em;max-width:90em}
@@ -350,6 +373,15 @@ def write_matrix(data: dict[str, Any], out_dir: Path) -> list[Path]:
     written[0].write_text(jsonio.dumps_pretty(data), encoding="utf-8")
     written[1].write_text(markdown(data), encoding="utf-8")
     written[2].write_text(html_page(data), encoding="utf-8")
+    failures_dir = out_dir / "failures"
+    if failures_dir.is_dir():
+        shutil.rmtree(failures_dir)  # pages of a previous run must not linger
+    for item in data["implementations"]:
+        for stage, (path, failures) in failure_pages(item).items():
+            page = out_dir / path
+            page.parent.mkdir(parents=True, exist_ok=True)
+            page.write_text(failure_page(item, stage, failures), encoding="utf-8")
+            written.append(page)
     return written
 
 

@@ -71,5 +71,16 @@ def test_pair_counts_and_schema():
     assert pairs[("pi@1.6.0", "pi@1.0.3")] == (3, 2)
     jsonschema.Draft202012Validator(
         jsonio.read_json(SCHEMA_DIR / "drift.schema.json")).validate(data)
-    assert "| traps.two-timestamps | `stats` | pi@1.6.0 = pi@1.0.3 ≠ pi-mariozechner@0.73.1" \
-        in drift.markdown(data)
+    assert "| `stats` | 0 | 1 | [drift/stats.md](drift/stats.md) |" in drift.markdown(data)
+    page = drift.stage_page(data, "stats")
+    assert "| traps.two-timestamps | pi@1.6.0 = pi@1.0.3 ≠ pi-mariozechner@0.73.1 |" in page
+    assert "$.cost (changed)" in page
+
+
+def test_pages_are_written_only_for_stages_that_drift(tmp_path):
+    written = drift.write_drift(sample(), tmp_path)
+    assert {p.name for p in written} == {"drift.json", "drift.md", "stats.md", "prompt.md",
+                                         "entries.md"}
+    (tmp_path / "drift" / "old.md").write_text("stale")
+    drift.write_drift(sample(), tmp_path)
+    assert not (tmp_path / "drift" / "old.md").exists()

@@ -61,13 +61,26 @@ def test_cells_count_passed_over_judged_and_mark_unclaimed_stages():
 def test_every_failure_is_shown_with_its_readable_diff_in_markdown_and_html():
     data = sample()
     text, page = matrix.markdown(data), matrix.html_page(data)
-    for rendered in (text, page):
+    pages = matrix.failure_pages(data["implementations"][1])
+    assert list(pages) == ["stats"]
+    path, failures = pages["stats"]
+    assert path == "failures/ccusage-pi@18.0.11/stats.md"
+    assert f"[`stats`: 1]({path})" in text
+    failure_page = matrix.failure_page(data["implementations"][1], "stats", failures)
+    for rendered in (failure_page, page):
         assert "traps.two-timestamps [stats] fail" in rendered
         assert "$.tokens.input (changed)" in rendered
         assert "expected: 10" in rendered and "actual:   11" in rendered
     assert "| stats | ✅ 1/1 | ❌ 0/1 | n/a |" in text
     assert "Not run: could not install: pip failed" in text
-    assert "<table>" in page and "&lt;" not in "".join(matrix.IMPL_COLUMNS)
+    assert "<table>" in page
+
+
+def test_failure_pages_are_written_and_old_ones_removed(tmp_path):
+    (tmp_path / "failures" / "gone").mkdir(parents=True)
+    written = matrix.write_matrix(sample(), tmp_path)
+    assert tmp_path / "failures" / "ccusage-pi@18.0.11" / "stats.md" in written
+    assert not (tmp_path / "failures" / "gone").exists()
 
 
 def test_an_unavailable_implementation_has_only_its_reason():
@@ -90,14 +103,16 @@ def test_a_real_matrix_run_writes_reports_matrix_and_drift(tmp_path):
     from conformance.drift import drift_data, write_drift
 
     corpus = Corpus()
+    cases = corpus.select(["traps.two-timestamps", "stats.*"])[:4]
     columns = matrix.run_matrix(corpus, matrix.select_entries(["pi@1.0.3", "ccusage-pi"]),
-                                tmp_path)
-    data = matrix.matrix_data(corpus, columns)
+                                tmp_path, cases=cases)
+    data = matrix.matrix_data(corpus, columns, cases)
+    assert data["corpus"]["cases"] == len(cases) == 4
     written = matrix.write_matrix(data, tmp_path)
     written += write_drift(drift_data(corpus, columns), tmp_path)
     assert all(path.is_file() for path in written)
     assert (tmp_path / "implementations" / "pi@1.0.3.jsonl").is_file()
-    assert (tmp_path / "implementations" / "ccusage-pi@18.0.11.md").is_file()
+    assert (tmp_path / "implementations" / "ccusage-pi@18.0.11.jsonl").is_file()
     stored = json.loads((tmp_path / "matrix.json").read_text())
     assert [i["key"] for i in stored["implementations"]] == ["pi@1.0.3", "ccusage-pi@18.0.11"]
     # Only one Pi release ran: drift has nothing to compare, and says so by having no items.
