@@ -106,7 +106,8 @@ def drift_data(corpus: Corpus, columns: list[Column]) -> dict[str, Any]:
                     head += f": {_describe(newest)} vs {_describe(other)}"  # type: ignore[arg-type]
                 diffs[" = ".join(group)] = {
                     "lines": difference_lines(head, found, groups[0][0], group[0]),
-                    "differences": len(found)}
+                    "differences": len(found),
+                    "paths": [d.path for d in found[:MAX_DIFFERENCES]]}
             verdict = "agree" if len(groups) == 1 else "drift"
             per_stage.setdefault(stage, Counter())[verdict] += 1
             items.append({"case": case.id, "stage": stage, "groups": groups,
@@ -165,10 +166,18 @@ def stage_page(data: dict[str, Any], stage: str) -> str:
     return "\n".join(out) + "\n"
 
 
+def without_lines(data: dict[str, Any]) -> dict[str, Any]:
+    """The JSON keeps counts and paths; the readable diffs live in the per-stage pages."""
+    items = [{**item, "against_newest": {
+        group: {k: v for k, v in diff.items() if k != "lines"}
+        for group, diff in item["against_newest"].items()}} for item in data["items"]]
+    return {**data, "items": items}
+
+
 def write_drift(data: dict[str, Any], out_dir: Path) -> list[Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     written = [out_dir / "drift.json", out_dir / "drift.md"]
-    written[0].write_text(jsonio.dumps_pretty(data), encoding="utf-8")
+    written[0].write_text(jsonio.dumps_pretty(without_lines(data)), encoding="utf-8")
     written[1].write_text(markdown(data), encoding="utf-8")
     pages = out_dir / "drift"
     if pages.is_dir():

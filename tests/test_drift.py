@@ -84,3 +84,13 @@ def test_pages_are_written_only_for_stages_that_drift(tmp_path):
     (tmp_path / "drift" / "old.md").write_text("stale")
     drift.write_drift(sample(), tmp_path)
     assert not (tmp_path / "drift" / "old.md").exists()
+
+
+def test_the_written_json_keeps_paths_but_not_the_rendered_lines(tmp_path):
+    drift.write_drift(sample(), tmp_path)
+    stored = jsonio.read_json(tmp_path / "drift.json")
+    jsonschema.Draft202012Validator(
+        jsonio.read_json(SCHEMA_DIR / "drift.schema.json")).validate(stored)
+    stats = next(i for i in stored["items"] if i["stage"] == "stats")
+    assert stats["against_newest"]["pi-mariozechner@0.73.1"] == {"differences": 1,
+                                                                 "paths": ["$.cost"]}
