@@ -86,8 +86,20 @@ def report_name(entry: Entry) -> str:
     return entry.spec.replace("/", "_")
 
 
+def corpus_identity(corpus: Corpus) -> dict[str, Any]:
+    """The report header's corpus identity, with the root relative when it can be (published
+    reports should not carry one machine's paths)."""
+    identity = reports.corpus_identity(corpus)
+    try:
+        identity["root"] = str(corpus.root.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        identity["root"] = corpus.root.name
+    return identity
+
+
 def run_one(entry: Entry, corpus: Corpus, cases: list[Case], out_dir: Path,
-            settings: RunSettings, keep_answers: bool) -> Column:
+            settings: RunSettings, keep_answers: bool,
+            identity: dict[str, Any] | None = None) -> Column:
     """Install (if need be) and run one implementation; failures become ``unavailable``."""
     column = Column(entry)
     try:
@@ -109,7 +121,7 @@ def run_one(entry: Entry, corpus: Corpus, cases: list[Case], out_dir: Path,
             head = reports.header(
                 implementation=impl.hello.implementation,
                 capabilities=impl.hello.raw.get("capabilities", {}),
-                corpus={"root": "corpus", "cases": len(corpus.cases)},
+                corpus=identity or corpus_identity(corpus),
                 selection={"cases": [], "features": [], "stages": [], "apis": [],
                            "impl": entry.spec},
             )
@@ -134,12 +146,13 @@ def run_matrix(corpus: Corpus, entries: Iterable[Entry], out_dir: Path, *,
     """Run ``cases`` (default: the whole corpus) through each entry in turn."""
     settings = settings or RunSettings()
     cases = list(corpus.cases) if cases is None else cases
+    identity = corpus_identity(corpus)
     columns = []
     for entry in entries:
         if on_start is not None:
             on_start(entry)
         columns.append(run_one(entry, corpus, cases, out_dir, settings,
-                               keep_answers=entry.name in PI_RELEASES))
+                               keep_answers=entry.name in PI_RELEASES, identity=identity))
     return columns
 
 
@@ -194,7 +207,8 @@ def matrix_data(corpus: Corpus, columns: list[Column],
         "schema": SCHEMA,
         "runner": {"name": "pi-conformance", "version": __version__},
         "generated": reports.now(),
-        "corpus": {"cases": len(cases)},
+        "corpus": {"cases": len(cases), **{k: v for k, v in corpus_identity(corpus).items()
+                                              if k in ("root", "sha256", "reference")}},
         "stages": list(ALL_STAGES),
         "features": sorted({f for case in cases for f in case.features}),
         "implementations": implementations,

@@ -112,7 +112,14 @@ def test_a_real_matrix_run_writes_reports_matrix_and_drift(tmp_path):
     written += write_drift(drift_data(corpus, columns), tmp_path)
     assert all(path.is_file() for path in written)
     assert (tmp_path / "implementations" / "pi@1.0.3.jsonl").is_file()
-    assert (tmp_path / "implementations" / "ccusage-pi@18.0.11.jsonl").is_file()
+    # Each implementation's report is the canonical stream, valid line by line.
+    validator = jsonschema.Draft202012Validator(jsonio.read_json(SCHEMA_DIR / "report.schema.json"))
+    for lines in (tmp_path / "implementations").glob("*.jsonl"):
+        for line in lines.read_text().splitlines():
+            validator.validate(json.loads(line))
+    header = json.loads((tmp_path / "implementations" / "ccusage-pi@18.0.11.jsonl")
+                        .read_text().splitlines()[0])
+    assert not header["corpus"]["root"].startswith("/")
     stored = json.loads((tmp_path / "matrix.json").read_text())
     assert [i["key"] for i in stored["implementations"]] == ["pi@1.0.3", "ccusage-pi@18.0.11"]
     # Only one Pi release ran: drift has nothing to compare, and says so by having no items.
