@@ -63,7 +63,8 @@ def main() -> None:
 
 @main.command()
 @click.option("--impl", "impl_spec", required=True, metavar="IMPL",
-              help="reference, process:CMD, oneshot:CMD, python:MODULE:ATTR or a .toml file.")
+              help="reference, a known NAME@VERSION (pi-conformance adapters list), "
+                   "process:CMD, oneshot:CMD, python:MODULE:ATTR or a .toml file.")
 @click.option("-k", "--case", "cases", multiple=True, metavar="GLOB",
               help="Only cases whose id matches (repeatable).")
 @click.option("--feature", "features", multiple=True, help="Only cases with this feature.")
