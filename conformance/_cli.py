@@ -63,7 +63,8 @@ def main() -> None:
 
 @main.command()
 @click.option("--impl", "impl_spec", required=True, metavar="IMPL",
-              help="reference, process:CMD, oneshot:CMD, python:MODULE:ATTR or a .toml file.")
+              help="reference, a known NAME@VERSION (pi-conformance adapters list), "
+                   "process:CMD, oneshot:CMD, python:MODULE:ATTR or a .toml file.")
 @click.option("-k", "--case", "cases", multiple=True, metavar="GLOB",
               help="Only cases whose id matches (repeatable).")
 @click.option("--feature", "features", multiple=True, help="Only cases with this feature.")
@@ -258,6 +259,10 @@ from conformance.commands_capture import capture as _capture  # noqa: E402
 
 main.add_command(_capture)
 
+from conformance.commands_matrix import adapters, matrix  # noqa: E402
+
+main.add_command(matrix)
+main.add_command(adapters)
 
 if __name__ == "__main__":
     main()

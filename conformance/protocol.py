@@ -54,6 +54,8 @@ class Hello:
     implementation: dict[str, Any]
     stages: frozenset[str]
     features: frozenset[str] | None = None
+    # A partial claim: per stage, the only output paths it answers (see runner.project_fields).
+    fields: dict[str, tuple[str, ...]] = field(default_factory=dict, compare=False, hash=False)
     raw: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     @property
@@ -75,6 +77,8 @@ class Hello:
             implementation=answer["implementation"],
             stages=frozenset(capabilities["stages"]),
             features=frozenset(features) if features is not None else None,
+            fields={stage: tuple(paths)
+                    for stage, paths in capabilities.get("fields", {}).items()},
             raw=answer,
         )
 

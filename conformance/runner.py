@@ -118,6 +118,23 @@ class RunSettings:
 
 
 Planned = tuple[Case, list[str], list[StageResult]]
+_ABSENT = object()
+
+
+def project_fields(value: Any, paths: tuple[str, ...]) -> Any:
+    """Only the dotted ``paths`` of an object (absent ones stay absent): a partial claim."""
+    if not isinstance(value, dict):
+        return value
+    out: dict[str, Any] = {}
+    for path in paths:
+        source, target, keys = value, out, path.split(".")
+        for key in keys[:-1]:
+            source = source.get(key, _ABSENT) if isinstance(source, dict) else _ABSENT
+            target = target.setdefault(key, {})
+        found = source.get(keys[-1], _ABSENT) if isinstance(source, dict) else _ABSENT
+        if found is not _ABSENT:
+            target[keys[-1]] = found
+    return out
 
 
 def pending_messages(output: Any) -> list[int]:
@@ -130,9 +147,14 @@ def pending_messages(output: Any) -> list[int]:
 
 
 def judge(case: Case, stage: str, answer: dict[str, Any], known: frozenset[str],
-          golden: Golden | None = None) -> StageResult:
+          golden: Golden | None = None, fields: tuple[str, ...] = ()) -> StageResult:
     """One stage's verdict: the implementation's result (checked by protocol.check_run_answer)
-    against the golden."""
+    against the golden.
+
+    ``fields``: the implementation claims only these output paths of the stage (hello
+    ``capabilities.fields``); the golden is cut down to them, the answer is not, so an answer
+    with more than it claims still fails.
+    """
     golden = golden or read_golden(case, stage)
     expected_kind, actual_kind = golden.kind, next(iter(answer))
     result = StageResult(case.id, stage, "pass", outcome=case.outcome,
@@ -159,7 +181,10 @@ def judge(case: Case, stage: str, answer: dict[str, Any], known: frozenset[str],
             result.message = ("the implementation rejected this input ("
                               + str(answer["rejected"]["message"]) + "), Pi answers it")
     elif expected_kind == "output":
-        result.differences = differences(golden.result["output"], answer["output"], known)
+        expected = golden.result["output"]
+        if fields:
+            expected = project_fields(expected, fields)
+        result.differences = differences(expected, answer["output"], known)
         if result.differences:
             result.status = "fail"
             result.message = f"{len(result.differences)} difference(s)"
@@ -167,6 +192,9 @@ def judge(case: Case, stage: str, answer: dict[str, Any], known: frozenset[str],
             result.status = "fail"
             result.message = ("a pending assistant message would be persisted (positions "
                               f"{pending_messages(answer['output'])}); Pi never persists one")
+        if fields:
+            result.message = (result.message + "; " if result.message else "") + \
+                "partial claim, compared only " + ", ".join(fields)
     if result.status == "fail" and case.outcome != "required":
         result.status = "info"
     return result
@@ -377,7 +405,8 @@ class Runner:
         for stage in ask:
             golden = self.goldens.get((case.id, stage))
             try:
-                result = judge(case, stage, results[stage], known, golden)
+                result = judge(case, stage, results[stage], known, golden,
+                               impl.hello.fields.get(stage, ()))
             except ConformanceError as exc:
                 result = StageResult(case.id, stage, "error", str(exc), outcome=case.outcome,
                                      error_kind="harness")

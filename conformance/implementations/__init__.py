@@ -3,6 +3,7 @@
 ``--impl`` accepts (docs/implementations.md):
 
 * ``reference``: the pinned, real Pi (installed by ``pi-conformance reference install``);
+* ``NAME@VERSION``: a known adapter (conformance/adapters), installed on first use;
 * ``process:COMMAND``: a persistent process speaking protocol v1 (the fast way);
 * ``oneshot:COMMAND``: one process per request: the request on stdin, the answer on stdout;
 * ``python:MODULE:ATTR``: a Python callable, hosted in a child process so that its crash
@@ -239,11 +240,16 @@ def resolve(spec: str) -> Implementation:
         return cls(spec, command)
     if kind == "python" and rest:
         return python_callable(spec, rest)
+    from conformance.adapters import lookup
+
+    known = lookup(spec)  # a registered adapter: pi@1.0.3, pi-ai-python, ccusage-pi, ...
+    if known is not None:
+        return known.implementation()  # type: ignore[no-any-return]
     path = Path(spec)
     if path.suffix == ".toml":
         if not path.is_file():
             raise ConformanceError("no such implementation file", path=path)
         return _from_file(path)
     raise ConformanceError(
-        f"unknown implementation {spec!r}: use reference, process:COMMAND, oneshot:COMMAND, "
-        "python:MODULE:ATTR or a .toml file")
+        f"unknown implementation {spec!r}: use reference, a known NAME@VERSION (pi-conformance "
+        "adapters list), process:COMMAND, oneshot:COMMAND, python:MODULE:ATTR or a .toml file")

@@ -1,0 +1,189 @@
+"""pi-ai-python (PyPI), the Python port of pi-ai, behind pi-conformance protocol v1.
+
+Runs inside the adapter's own virtualenv, so it imports only the standard library and
+pi-ai-python. pi-ai-python is a port of pi-ai alone: it has no session manager and no
+``convertToLlm`` (those live in pi-coding-agent, which it does not port). So the LLM messages
+it works on come from a front end, the reference Pi's ``llm`` stage, started as a child
+process (the command after ``--``); pi-ai-python then answers what it really implements:
+
+* ``prompt``: ``get_current_system_message`` / ``get_current_system_prompt``;
+* ``request.<api>``: the payload its ``stream_simple`` hands to ``on_payload``.
+
+Nothing here computes an answer: messages are decoded with pi-ai-python's own
+``serialization`` module and its outputs encoded back with it.
+
+Usage: python adapter.py -- NODE HARNESS PREFIX   (the reference harness command)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import json
+import subprocess
+import sys
+from importlib.metadata import version
+from typing import Any
+
+from pi_ai import get_current_system_message, get_current_system_prompt, normalize_context
+from pi_ai.serialization import message_from_dict, model_from_dict, to_json_value
+
+PROTOCOL = 1
+API_MODULES = {
+    "anthropic-messages": "pi_ai.api.anthropic_messages",
+    "openai-completions": "pi_ai.api.openai_completions",
+    "openai-responses": "pi_ai.api.openai_responses",
+    "google-generative-ai": "pi_ai.api.google_generative_ai",
+}
+STAGES = ["prompt", *(f"request.{api}" for api in API_MODULES)]
+
+
+class FrontEnd:
+    """The reference Pi, asked only for the ``llm`` stage: the input pi-ai works on."""
+
+    def __init__(self, command: list[str]):
+        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        text=True)
+        self.ask({"cmd": "hello", "protocol": PROTOCOL})
+
+    def ask(self, message: dict[str, Any]) -> Any:
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdin.write(json.dumps(message) + "\n")
+        self.process.stdin.flush()
+        line = self.process.stdout.readline()
+        if not line:
+            raise RuntimeError("the front end (reference Pi) stopped")
+        return json.loads(line)
+
+    def llm(self, request: dict[str, Any]) -> dict[str, Any]:
+        answer = self.ask({**request, "stages": ["llm"]})
+        if "error" in answer:
+            raise RuntimeError("front end error: " + answer["error"].get("message", ""))
+        return answer["results"]["llm"]
+
+
+def prompt_stage(messages: list[Any]) -> dict[str, Any]:
+    system = get_current_system_message(messages)
+    text = get_current_system_prompt(messages)
+    if system is None:
+        return {"system": None, "text": text}
+    return {
+        "system": {
+            "content": to_json_value(system.content),
+            "sections": [[name, value] for name, value in (system.sections or {}).items()],
+            "tools": to_json_value(system.tools_added or []),
+            "timestamp": system.timestamp,
+        },
+        "text": text,
+    }
+
+
+class Captured(Exception):
+    """Raised from on_payload: the payload is all we need, nothing is sent."""
+
+
+async def request_stage(api: str, messages: list[Any], options: dict[str, Any]) -> dict[str, Any]:
+    model_data = (options.get("models") or {}).get(api)
+    if not model_data:
+        raise ValueError(f"no model given for {api} (options.request.models)")
+    module = importlib.import_module(API_MODULES[api])
+    captured: list[Any] = []
+
+    def on_payload(params: Any, _model: Any) -> Any:
+        captured.append(json.loads(json.dumps(to_json_value(params))))
+        raise Captured()
+
+    stream_options: dict[str, Any] = {
+        "api_key": options.get("apiKey", "sk-test-key"),
+        "session_id": options.get("sessionId", "sess-fixed"),
+        "max_retries": 0,
+        "on_payload": on_payload,
+    }
+    if options.get("reasoning"):
+        stream_options["reasoning"] = options["reasoning"]
+    context = normalize_context({"messages": messages})
+    try:
+        stream = module.stream_simple(model_from_dict(model_data), context, stream_options)
+        final = await stream.result()
+    except Captured:
+        final = None
+    except Exception as exc:  # a synchronous refusal (e.g. missing auth) is a rejection
+        if captured:
+            return {"output": captured[0]}
+        return {"rejected": {"message": f"{type(exc).__name__}: {exc}"}}
+    if captured:
+        return {"output": captured[0]}
+    reason = getattr(final, "error_message", None) or "the adapter never built a request"
+    return {"rejected": {"message": reason}}
+
+
+def run(front: FrontEnd, request: dict[str, Any]) -> dict[str, Any]:
+    wanted = request.get("stages") or STAGES
+    results: dict[str, Any] = {}
+    llm = front.llm(request)
+    if "output" not in llm:  # Pi rejected the session itself: so does every later stage
+        return {stage: llm for stage in wanted}
+    messages = [message_from_dict(m) for m in llm["output"]]
+    options = (request.get("options") or {}).get("request") or {}
+    for stage in wanted:
+        if stage == "prompt":
+            try:
+                results[stage] = {"output": prompt_stage(messages)}
+            except Exception as exc:
+                results[stage] = {"rejected": {"message": f"{type(exc).__name__}: {exc}"}}
+        elif stage.startswith("request.") and stage[8:] in API_MODULES:
+            results[stage] = asyncio.run(request_stage(stage[8:], messages, options))
+        else:
+            results[stage] = {"skipped": f"pi-ai-python does not implement {stage}"}
+    return results
+
+
+def hello() -> dict[str, Any]:
+    return {
+        "protocol": PROTOCOL,
+        "implementation": {
+            "name": "pi-ai-python",
+            "version": version("pi-ai-python"),
+            "language": "python",
+            "homepage": "https://pypi.org/project/pi-ai-python/",
+            "issues": "https://github.com/nivalume/pi-py/issues",
+            "dependencies": {name: version(name) for name in ("anthropic", "openai",
+                                                              "google-genai", "httpx")},
+        },
+        "capabilities": {"stages": STAGES},
+    }
+
+
+def main() -> None:
+    command = sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else []
+    if not command:
+        raise SystemExit("usage: adapter.py -- NODE HARNESS PREFIX (the reference harness)")
+    out = sys.stdout
+    sys.stdout = sys.stderr  # a stray print must not corrupt the answers
+    front: FrontEnd | None = None
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        message = json.loads(line)
+        cmd = message.get("cmd")
+        if cmd == "bye":
+            break
+        if cmd == "hello":
+            answer: dict[str, Any] = hello()
+        elif cmd == "run":
+            try:
+                front = front or FrontEnd(command)
+                answer = {"seq": message.get("seq"), "results": run(front, message)}
+            except Exception as exc:
+                answer = {"seq": message.get("seq"),
+                          "error": {"message": f"{type(exc).__name__}: {exc}"}}
+        else:
+            answer = {"seq": message.get("seq"), "error": {"message": f"unknown command {cmd!r}"}}
+        out.write(json.dumps(answer) + "\n")
+        out.flush()
+    if front is not None:
+        front.process.kill()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,268 @@
+#!/usr/bin/env node
+// A released Pi (1.x under @earendil-works, 0.7x under @mariozechner) behind protocol v1.
+//
+// Modelled on conformance/reference/harness.mjs, but for releases whose module paths and
+// exports differ from 1.6.0. It claims a stage only when the release really has the function
+// that answers it (detected at start, never assumed from a version number), and like the
+// reference it computes nothing itself: every output is what that Pi returns, serialised with
+// JSON.stringify. Sessions are always copied first, because Pi rewrites them on open.
+//
+// Usage: node harness.mjs <prefix> <scope>   e.g. <prefix> @earendil-works
+
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { pathToFileURL } from "node:url";
+
+const PROTOCOL = 1;
+const [prefix, scope] = process.argv.slice(2);
+if (!prefix || !scope) {
+	process.stderr.write("usage: harness.mjs <npm prefix> <npm scope, e.g. @earendil-works>\n");
+	process.exit(2);
+}
+
+const pkgDir = (name) => join(prefix, "node_modules", scope, name);
+const has = (name, file) => existsSync(join(pkgDir(name), file));
+const load = (name, file) => import(pathToFileURL(join(pkgDir(name), file)).href);
+const version = (name) => JSON.parse(readFileSync(join(pkgDir(name), "package.json"), "utf8")).version;
+
+// No network, ever: request stages stop at onPayload, and this makes anything else fail loudly.
+const realFetch = globalThis.fetch;
+globalThis.fetch = (input, init) => {
+	const url = new URL(typeof input === "string" || input instanceof URL ? input : input.url);
+	if (!["127.0.0.1", "localhost", "[::1]"].includes(url.hostname)) {
+		return Promise.reject(new Error(`pi-conformance: blocked non-loopback request to ${url.host}`));
+	}
+	return realFetch(input, init);
+};
+
+const sessionManager = await load("pi-coding-agent", "dist/core/session-manager.js");
+const messages = await load("pi-coding-agent", "dist/core/messages.js");
+const agentSession = await load("pi-coding-agent", "dist/core/agent-session.js");
+const piAi = await load("pi-ai", "dist/index.js");
+
+// Where each provider API's simple stream lives: dist/api/<api>.js (1.x) or the older
+// dist/providers/<file>.js with a per-provider export name (0.7x).
+const API_LOCATIONS = {
+	"anthropic-messages": [["dist/api/anthropic-messages.js", "streamSimple"], ["dist/providers/anthropic.js", "streamSimpleAnthropic"]],
+	"openai-completions": [["dist/api/openai-completions.js", "streamSimple"], ["dist/providers/openai-completions.js", "streamSimpleOpenAICompletions"]],
+	"openai-responses": [["dist/api/openai-responses.js", "streamSimple"], ["dist/providers/openai-responses.js", "streamSimpleOpenAIResponses"]],
+	"google-generative-ai": [["dist/api/google-generative-ai.js", "streamSimple"], ["dist/providers/google.js", "streamSimpleGoogle"]],
+};
+const apis = {};
+for (const [api, candidates] of Object.entries(API_LOCATIONS)) {
+	for (const [file, exportName] of candidates) {
+		if (!has("pi-ai", file)) continue;
+		const mod = await load("pi-ai", file);
+		if (typeof mod[exportName] === "function") {
+			apis[api] = mod[exportName];
+			break;
+		}
+	}
+}
+
+const proto = sessionManager.SessionManager.prototype;
+const STAGES = ["entries", "branch", "context"];
+if (typeof proto.buildSessionProjection === "function") STAGES.push("projection");
+STAGES.push("llm");
+if (typeof piAi.getCurrentSystemMessage === "function") STAGES.push("prompt");
+if (typeof agentSession.AgentSession?.prototype?.getSessionStats === "function") STAGES.push("stats");
+
+const scratch = mkdtempSync(join(tmpdir(), "pi-conformance-pi-"));
+const cwdDir = join(scratch, "cwd");
+mkdirSync(cwdDir);
+process.chdir(cwdDir);
+process.on("exit", () => rmSync(scratch, { recursive: true, force: true }));
+
+const plain = (value) => (value === undefined ? null : JSON.parse(JSON.stringify(value)));
+
+function replaceCwd(value, cwd) {
+	if (typeof value === "string") return value === cwdDir ? cwd : value;
+	if (Array.isArray(value)) return value.map((v) => replaceCwd(v, cwd));
+	if (value && typeof value === "object") {
+		return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, replaceCwd(v, cwd)]));
+	}
+	return value;
+}
+
+function openCopy(seq, sessionPath) {
+	const dir = join(scratch, `run-${seq}`);
+	mkdirSync(dir);
+	const copy = join(dir, "session.jsonl");
+	copyFileSync(sessionPath, copy);
+	return { dir, manager: sessionManager.SessionManager.open(copy, dir) };
+}
+
+function branchStage(manager) {
+	const all = manager.getEntries();
+	const path = manager.getBranch().map((entry) => ({
+		index: all.indexOf(entry),
+		id: entry?.id ?? null,
+		type: entry?.type ?? null,
+	}));
+	return { leafId: manager.getLeafId() ?? null, path };
+}
+
+function promptStage(llmMessages) {
+	const system = piAi.getCurrentSystemMessage(llmMessages);
+	if (system === undefined) return { system: null, text: piAi.getCurrentSystemPrompt(llmMessages) };
+	return {
+		system: {
+			content: plain(system.content),
+			sections: Object.entries(system.sections ?? {}).map(([name, value]) => [name, value]),
+			tools: plain(system.toolsAdded ?? []),
+			timestamp: plain(system.timestamp),
+		},
+		text: piAi.getCurrentSystemPrompt(llmMessages),
+	};
+}
+
+function statsStage(manager, getContext) {
+	// getSessionStats is an AgentSession method. 1.x reads this.sessionManager (all entries);
+	// 0.7x reads this.state.messages, which an opened AgentSession holds as the session's
+	// buildSessionContext().messages. The receiver offers both; each release uses its own.
+	const receiver = {
+		sessionManager: manager,
+		sessionFile: manager.getSessionFile(),
+		sessionId: manager.getSessionId(),
+		get state() {
+			return { messages: getContext().messages };
+		},
+		getContextUsage: () => undefined,
+	};
+	const stats = plain(agentSession.AgentSession.prototype.getSessionStats.call(receiver));
+	delete stats.sessionFile;
+	return stats;
+}
+
+async function requestStage(api, llmMessages, request) {
+	if (!request?.model) throw new Error(`no model given for ${api} (options.request.models)`);
+	const context = typeof piAi.normalizeContext === "function"
+		? piAi.normalizeContext({ messages: llmMessages })
+		: { messages: llmMessages };
+	let payload;
+	const captured = new Error("pi-conformance: payload captured");
+	const stream = apis[api](request.model, context, {
+		apiKey: request.apiKey ?? "sk-test-key",
+		sessionId: request.sessionId ?? "sess-fixed",
+		maxRetries: 0,
+		...(request.reasoning ? { reasoning: request.reasoning } : {}),
+		onPayload: (params) => {
+			payload = plain(params);
+			throw captured;
+		},
+	});
+	const final = await stream.result();
+	if (payload === undefined) {
+		return { rejected: { message: final?.errorMessage ?? "the adapter never built a request" } };
+	}
+	return { output: payload };
+}
+
+async function runCase(message) {
+	const wanted = message.stages ?? STAGES;
+	const cwd = message.options?.cwd ?? cwdDir;
+	const results = {};
+	let opened;
+	try {
+		opened = openCopy(message.seq, message.session.path);
+	} catch (error) {
+		for (const stage of wanted) results[stage] = { rejected: { message: String(error.message) } };
+		return results;
+	}
+	const { manager, dir } = opened;
+	try {
+		let context;
+		let llm;
+		const need = (fn) => {
+			try {
+				return { output: fn() };
+			} catch (error) {
+				return { rejected: { message: String(error?.message ?? error) } };
+			}
+		};
+		const getContext = () => (context ??= manager.buildSessionContext());
+		const getLlm = () => (llm ??= messages.convertToLlm(getContext().messages));
+		for (const stage of wanted) {
+			let result;
+			if (!STAGES.includes(stage) && !(stage.startsWith("request.") && apis[stage.slice(8)])) {
+				result = { skipped: `stage ${stage} is not available in this Pi release` };
+			} else if (stage === "entries") {
+				result = need(() => ({ header: plain(manager.getHeader()), entries: plain(manager.getEntries()) }));
+			} else if (stage === "branch") result = need(() => branchStage(manager));
+			else if (stage === "context") result = need(() => plain(getContext()));
+			else if (stage === "projection") {
+				result = need(() => ({
+					entries: manager.buildSessionProjection().entries.map((e) => ({
+						sourceEntryId: e.sourceEntry?.id ?? null,
+						messages: plain(e.messages),
+					})),
+				}));
+			} else if (stage === "llm") result = need(() => plain(getLlm()));
+			else if (stage === "prompt") result = need(() => promptStage(getLlm()));
+			else if (stage === "stats") result = need(() => statsStage(manager, getContext));
+			else {
+				const api = stage.slice(8);
+				try {
+					result = await requestStage(api, getLlm(), {
+						...(message.options?.request ?? {}),
+						model: message.options?.request?.models?.[api],
+					});
+				} catch (error) {
+					result = { rejected: { message: String(error?.message ?? error) } };
+				}
+			}
+			if (result.output !== undefined) result.output = replaceCwd(result.output, cwd);
+			results[stage] = result;
+		}
+	} finally {
+		rmSync(dir, { recursive: true, force: true });
+	}
+	return results;
+}
+
+function hello() {
+	const codingAgent = `${scope}/pi-coding-agent`;
+	const versions = {
+		[codingAgent]: version("pi-coding-agent"),
+		[`${scope}/pi-ai`]: version("pi-ai"),
+		[`${scope}/pi-agent-core`]: version("pi-agent-core"),
+		node: process.versions.node,
+	};
+	return {
+		protocol: PROTOCOL,
+		implementation: {
+			name: codingAgent,
+			version: versions[codingAgent],
+			language: "javascript",
+			homepage: `https://www.npmjs.com/package/${codingAgent}`,
+			issues: scope === "@mariozechner" ? "https://github.com/badlogic/pi-mono/issues" : "https://github.com/earendil-works/pi/issues",
+			dependencies: versions,
+		},
+		capabilities: { stages: [...STAGES, ...Object.keys(apis).map((api) => `request.${api}`)] },
+	};
+}
+
+const write = (obj) => process.stdout.write(`${JSON.stringify(obj)}\n`);
+const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
+for await (const line of lines) {
+	if (!line.trim()) continue;
+	let message;
+	try {
+		message = JSON.parse(line);
+	} catch (error) {
+		write({ error: { message: `not JSON: ${error.message}` } });
+		continue;
+	}
+	if (message.cmd === "hello") write(hello());
+	else if (message.cmd === "run") {
+		try {
+			write({ seq: message.seq, results: await runCase(message) });
+		} catch (error) {
+			write({ seq: message.seq, error: { message: String(error?.stack ?? error) } });
+		}
+	} else if (message.cmd === "bye") break;
+	else write({ seq: message.seq ?? null, error: { message: `unknown command ${JSON.stringify(message.cmd)}` } });
+}
+process.exit(0);

@@ -1,0 +1,3 @@
+module example.invalid/pi-go-adapter
+
+go 1.19

@@ -1,0 +1,126 @@
+"""The matrix: tables by implementation, stage and feature, and every failure with its diff."""
+
+from __future__ import annotations
+
+import json
+
+import jsonschema
+import pytest
+
+from conformance import jsonio, matrix
+from conformance._paths import SCHEMA_DIR
+from conformance.adapters import lookup
+from conformance.corpus import Corpus
+from conformance.errors import ConformanceError
+from conformance.report import Report
+
+CASE = "traps.two-timestamps"
+
+
+def result(stage: str, status: str, **extra) -> dict:
+    return {"type": "result", "case": CASE, "stage": stage, "status": status,
+            "outcome": "required", **extra}
+
+
+def column(spec: str, results: list[dict], stages: list[str]) -> matrix.Column:
+    header = {"implementation": {"name": spec, "version": "1"},
+              "capabilities": {"stages": stages}}
+    return matrix.Column(lookup(spec), Report(header=header, results=results, footer={}))
+
+
+FAILING = result("stats", "fail", message="1 difference(s)", differences=[
+    {"path": "$.tokens.input", "kind": "changed", "expected": 10, "actual": 11}])
+
+
+def sample() -> dict:
+    corpus = Corpus()
+    columns = [
+        column("pi@1.6.0", [result("stats", "pass"), result("entries", "pass")],
+               ["entries", "stats"]),
+        column("ccusage-pi", [FAILING, result("entries", "skip")], ["stats"]),
+        matrix.Column(lookup("pi-ai-python"), unavailable="could not install: pip failed"),
+    ]
+    return matrix.matrix_data(corpus, columns)
+
+
+def test_the_matrix_json_matches_its_schema():
+    schema = jsonio.read_json(SCHEMA_DIR / "matrix.schema.json")
+    jsonschema.Draft202012Validator(schema).validate(json.loads(jsonio.dumps_pretty(sample())))
+
+
+def test_cells_count_passed_over_judged_and_mark_unclaimed_stages():
+    data = sample()
+    reference, ccusage, _ = data["implementations"]
+    assert matrix.cell_text(reference["stages"]["stats"], True) == "✅ 1/1"
+    assert matrix.cell_text(ccusage["stages"]["stats"], True) == "❌ 0/1"
+    assert matrix.cell_text(ccusage["stages"].get("entries"), False) == "—"
+    assert ccusage["features"]["timestamps"] == {"pass": 0, "fail": 1, "error": 0, "skip": 1,
+                                                 "info": 0}
+
+
+def test_every_failure_is_shown_with_its_readable_diff_in_markdown_and_html():
+    data = sample()
+    text, page = matrix.markdown(data), matrix.html_page(data)
+    pages = matrix.failure_pages(data["implementations"][1])
+    assert list(pages) == ["stats"]
+    path, failures = pages["stats"]
+    assert path == "failures/ccusage-pi@18.0.11/stats.md"
+    assert f"[`stats`: 1]({path})" in text
+    failure_page = matrix.failure_page(data["implementations"][1], "stats", failures)
+    for rendered in (failure_page, page):
+        assert "traps.two-timestamps [stats] fail" in rendered
+        assert "$.tokens.input (changed)" in rendered
+        assert "expected: 10" in rendered and "actual:   11" in rendered
+    assert "| stats | ✅ 1/1 | ❌ 0/1 | n/a |" in text
+    assert "Not run: could not install: pip failed" in text
+    assert "<table>" in page
+
+
+def test_failure_pages_are_written_and_old_ones_removed(tmp_path):
+    (tmp_path / "failures" / "gone").mkdir(parents=True)
+    written = matrix.write_matrix(sample(), tmp_path)
+    assert tmp_path / "failures" / "ccusage-pi@18.0.11" / "stats.md" in written
+    assert not (tmp_path / "failures" / "gone").exists()
+
+
+def test_an_unavailable_implementation_has_only_its_reason():
+    data = sample()
+    item = data["implementations"][2]
+    assert item["unavailable"].startswith("could not install")
+    assert "counts" not in item
+
+
+def test_select_entries_keeps_registry_order_and_rejects_unknown_names():
+    chosen = matrix.select_entries(["ccusage-pi", "reference"])
+    assert [e.spec for e in chosen] == ["pi@1.6.0", "ccusage-pi@18.0.11"]
+    assert len(matrix.select_entries([])) >= 5
+    with pytest.raises(ConformanceError, match="not a known implementation"):
+        matrix.select_entries(["process:./x"])
+
+
+@pytest.mark.reference
+def test_a_real_matrix_run_writes_reports_matrix_and_drift(tmp_path):
+    from conformance.drift import drift_data, write_drift
+
+    corpus = Corpus()
+    cases = corpus.select(["traps.two-timestamps", "stats.*"])[:4]
+    columns = matrix.run_matrix(corpus, matrix.select_entries(["pi@1.0.3", "ccusage-pi"]),
+                                tmp_path, cases=cases)
+    data = matrix.matrix_data(corpus, columns, cases)
+    assert data["corpus"]["cases"] == len(cases) == 4
+    written = matrix.write_matrix(data, tmp_path)
+    written += write_drift(drift_data(corpus, columns), tmp_path)
+    assert all(path.is_file() for path in written)
+    assert (tmp_path / "implementations" / "pi@1.0.3.jsonl").is_file()
+    # Each implementation's report is the canonical stream, valid line by line.
+    validator = jsonschema.Draft202012Validator(jsonio.read_json(SCHEMA_DIR / "report.schema.json"))
+    for lines in (tmp_path / "implementations").glob("*.jsonl"):
+        for line in lines.read_text().splitlines():
+            validator.validate(json.loads(line))
+    header = json.loads((tmp_path / "implementations" / "ccusage-pi@18.0.11.jsonl")
+                        .read_text().splitlines()[0])
+    assert not header["corpus"]["root"].startswith("/")
+    stored = json.loads((tmp_path / "matrix.json").read_text())
+    assert [i["key"] for i in stored["implementations"]] == ["pi@1.0.3", "ccusage-pi@18.0.11"]
+    # Only one Pi release ran: drift has nothing to compare, and says so by having no items.
+    assert json.loads((tmp_path / "drift.json").read_text())["items"] == []
