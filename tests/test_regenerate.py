@@ -81,3 +81,30 @@ def test_a_hang_in_a_required_case_is_an_error(tmp_path: Path):
 def test_same_verdict(tmp_path: Path, outcome: str, golden: str, answer: str, same: bool):
     case = make_corpus(tmp_path, outcome).cases[0]
     assert regenerate.same_verdict(case, golden, answer) is same
+
+
+def test_staleness_keeps_fresh_goldens_and_names_what_changed(tmp_path: Path):
+    from conformance.golden import Golden, write_golden
+    from conformance.normalize import input_strings
+
+    corpus = make_corpus(tmp_path, "required")
+    case = corpus.cases[0]
+    fresh = {"generator": "g", "command": "c", "reference": {"pi": "1.6.0"},
+             "lock_sha256": "l", "harness_sha256": "h", "input_sha256": case.input_sha256()}
+    # A migration's random ids differ from one regeneration to the next: still fresh.
+    stored = {"output": {"entries": [{"id": "1a2b3c4d", "parentId": None}]}}
+    write_golden(case, Golden("entries", stored, fresh))
+    known = input_strings(case.session_bytes())
+    again = {"output": {"entries": [{"id": "9f8e7d6c", "parentId": None}]}}
+    assert regenerate.staleness(case, "entries", again, known, fresh) == []
+
+    changed = {"output": {"entries": [{"id": "9f8e7d6c", "parentId": "x"}]}}
+    (problem,) = regenerate.staleness(case, "entries", changed, known, fresh)
+    assert problem.reason == "the reference's output changed"
+    assert problem.differences[0].path == "$.entries[0].parentId"
+
+    newer = {**fresh, "harness_sha256": "h2"}
+    (problem,) = regenerate.staleness(case, "entries", again, known, newer)
+    assert problem.reason == "provenance harness_sha256 is out of date"
+    assert "missing golden for stage branch" in \
+        regenerate.staleness(case, "branch", again, known, fresh)[0].reason

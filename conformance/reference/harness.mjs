@@ -68,6 +68,13 @@ function replaceCwd(value, cwd) {
 	return value;
 }
 
+/** A rejection; the private scratch path Pi names in some messages is not part of the answer. */
+function rejected(error) {
+	const message = String(error?.message ?? error);
+	const scrubbed = message.split(scratch).join("<scratch>").replace(/<scratch>\/run-\d+\//g, "<scratch>/run/");
+	return { rejected: { message: scrubbed } };
+}
+
 function openCopy(seq, sessionPath) {
 	const dir = join(scratch, `run-${seq}`);
 	mkdirSync(dir);
@@ -138,7 +145,7 @@ async function requestStage(api, llmMessages, request) {
 	const final = await stream.result();
 	if (payload === undefined) {
 		const reason = final?.errorMessage ?? "the adapter never built a request";
-		return { rejected: { message: reason } };
+		return rejected(reason);
 	}
 	return { output: payload };
 }
@@ -151,7 +158,7 @@ async function runCase(message) {
 	try {
 		opened = openCopy(message.seq, message.session.path);
 	} catch (error) {
-		for (const stage of wanted) results[stage] = { rejected: { message: String(error.message) } };
+		for (const stage of wanted) results[stage] = rejected(error);
 		return results;
 	}
 	const { manager, dir } = opened;
@@ -162,7 +169,7 @@ async function runCase(message) {
 			try {
 				return { output: fn() };
 			} catch (error) {
-				return { rejected: { message: String(error?.message ?? error) } };
+				return rejected(error);
 			}
 		};
 		const getContext = () => (context ??= manager.buildSessionContext());
@@ -194,7 +201,7 @@ async function runCase(message) {
 						model: message.options?.request?.models?.[api],
 					});
 				} catch (error) {
-					result = { rejected: { message: String(error?.message ?? error) } };
+					result = rejected(error);
 				}
 			} else result = { skipped: `stage ${stage} is not implemented by the reference` };
 			if (result.output !== undefined) result.output = replaceCwd(result.output, cwd);

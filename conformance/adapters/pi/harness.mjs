@@ -86,6 +86,13 @@ function replaceCwd(value, cwd) {
 	return value;
 }
 
+/** A rejection; the private scratch path Pi names in some messages is not part of the answer. */
+function rejected(error) {
+	const message = String(error?.message ?? error);
+	const scrubbed = message.split(scratch).join("<scratch>").replace(/<scratch>\/run-\d+\//g, "<scratch>/run/");
+	return { rejected: { message: scrubbed } };
+}
+
 function openCopy(seq, sessionPath) {
 	const dir = join(scratch, `run-${seq}`);
 	mkdirSync(dir);
@@ -155,7 +162,7 @@ async function requestStage(api, llmMessages, request) {
 	});
 	const final = await stream.result();
 	if (payload === undefined) {
-		return { rejected: { message: final?.errorMessage ?? "the adapter never built a request" } };
+		return rejected(final?.errorMessage ?? "the adapter never built a request");
 	}
 	return { output: payload };
 }
@@ -168,7 +175,7 @@ async function runCase(message) {
 	try {
 		opened = openCopy(message.seq, message.session.path);
 	} catch (error) {
-		for (const stage of wanted) results[stage] = { rejected: { message: String(error.message) } };
+		for (const stage of wanted) results[stage] = rejected(error);
 		return results;
 	}
 	const { manager, dir } = opened;
@@ -179,7 +186,7 @@ async function runCase(message) {
 			try {
 				return { output: fn() };
 			} catch (error) {
-				return { rejected: { message: String(error?.message ?? error) } };
+				return rejected(error);
 			}
 		};
 		const getContext = () => (context ??= manager.buildSessionContext());
@@ -210,7 +217,7 @@ async function runCase(message) {
 						model: message.options?.request?.models?.[api],
 					});
 				} catch (error) {
-					result = { rejected: { message: String(error?.message ?? error) } };
+					result = rejected(error);
 				}
 			}
 			if (result.output !== undefined) result.output = replaceCwd(result.output, cwd);
