@@ -1,3 +1,3 @@
-"""pi-conformance: score any implementation of Pi's session and message formats against the real Pi."""
+"""pi-conformance: score implementations of Pi's session and message formats against the real Pi."""
 
 __version__ = "0.1.0"

@@ -6,53 +6,29 @@ command could not do its job (bad input, missing reference, bad implementation s
 
 from __future__ import annotations
 
-import contextlib
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import click
-from rich.console import Console
-from rich.markup import escape
 
 from conformance import __version__, jsonio
+from conformance.cli_support import (
+    EXIT_FAILED,
+    corpus_option,
+    friendly_errors,
+    load_corpus,
+    stderr,
+)
+from conformance.commands_capture import capture
+from conformance.commands_coverage import coverage
+from conformance.commands_fuzz import fuzz_command, promote_command
+from conformance.commands_matrix import adapters, matrix
 from conformance.commands_reports import COMMANDS as REPORT_COMMANDS
 from conformance.commands_reports import output_options, write_outputs
-from conformance.corpus import Corpus
 from conformance.errors import ConformanceError
+from conformance.smoke import smoke_command
 from conformance.stages import ALL_STAGES, APIS
-
-EXIT_FAILED = 1
-EXIT_UNUSABLE = 2
-
-stderr = Console(stderr=True, highlight=False)
-
-
-def fail(exc: ConformanceError) -> None:
-    stderr.print(f"[bold red]error:[/] {escape(exc.describe())}", markup=True, soft_wrap=True)
-    sys.exit(EXIT_UNUSABLE)
-
-
-@contextlib.contextmanager
-def friendly_errors() -> Iterator[None]:
-    """Turn expected problems into one clear line and exit code 2, never a traceback."""
-    try:
-        yield
-    except ConformanceError as exc:
-        fail(exc)
-    except KeyboardInterrupt:
-        stderr.print("interrupted")
-        sys.exit(130)
-
-
-def load_corpus(path: Path | None) -> Corpus:
-    return Corpus(path)
-
-
-corpus_option = click.option(
-    "--corpus", "corpus_path", type=click.Path(path_type=Path, file_okay=False),
-    help="A corpus directory (default: the one shipped with pi-conformance).")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -212,7 +188,7 @@ def check(lint_only: bool, skip_captures: bool, filters: tuple[str, ...],
         problems = corpus.lint()
         for problem in problems:
             stderr.print(f"[red]lint:[/] {problem.describe()}", soft_wrap=True)
-        stale = []
+        stale: list[object] = []
         if not problems and not lint_only:
             fresh_models = reference_models()
             if jsonio.read_json(corpus.root / "models.json") != fresh_models:
@@ -241,28 +217,10 @@ def check(lint_only: bool, skip_captures: bool, filters: tuple[str, ...],
         stderr.print(f"check passed: {cases_total} case(s), {what}")
 
 
-from conformance.commands_coverage import coverage  # noqa: E402
-from conformance.smoke import smoke_command  # noqa: E402
-
-main.add_command(coverage)
-main.add_command(smoke_command)
-
-for _command in REPORT_COMMANDS:
+for _command in (coverage, smoke_command, *REPORT_COMMANDS, fuzz_command, promote_command,
+                 capture, matrix, adapters):
     main.add_command(_command)
 
-from conformance.commands_fuzz import fuzz_command, promote_command  # noqa: E402
-
-main.add_command(fuzz_command)
-main.add_command(promote_command)
-
-from conformance.commands_capture import capture as _capture  # noqa: E402
-
-main.add_command(_capture)
-
-from conformance.commands_matrix import adapters, matrix  # noqa: E402
-
-main.add_command(matrix)
-main.add_command(adapters)
 
 if __name__ == "__main__":
     main()

@@ -65,8 +65,8 @@ def stale_captures(corpus: Corpus, names: Iterable[str] = (), jobs: int = DEFAUL
 def capture(names: tuple[str, ...], check_only: bool, no_regenerate: bool, jobs: int,
             corpus_path: Path | None) -> None:
     """Record scenarios (default: all) by running the real pi CLI against a fake provider."""
-    from conformance._cli import EXIT_FAILED, friendly_errors, load_corpus, stderr
     from conformance.captures.run import case_directory, select, write
+    from conformance.cli_support import EXIT_FAILED, friendly_errors, load_corpus, stderr
     from conformance.regenerate import regenerate
 
     with friendly_errors():

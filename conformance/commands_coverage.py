@@ -69,7 +69,7 @@ def render_terminal(coverage: Coverage, console: Console) -> None:
               help="A corpus directory (default: the one shipped with pi-conformance).")
 def coverage(output_format: str, fail_uncovered: bool, corpus_path: Path | None) -> None:
     """Clauses, stages, features and APIs by the cases that cover them."""
-    from conformance._cli import friendly_errors, load_corpus
+    from conformance.cli_support import friendly_errors, load_corpus
 
     with friendly_errors():
         result = compute(load_corpus(corpus_path))

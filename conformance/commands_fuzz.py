@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from conformance._cli import EXIT_FAILED, corpus_option, friendly_errors, load_corpus, stderr
+from conformance.cli_support import EXIT_FAILED, corpus_option, friendly_errors, load_corpus, stderr
 from conformance.stages import ALL_STAGES
 
 

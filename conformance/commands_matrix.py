@@ -29,7 +29,7 @@ stderr = Console(stderr=True, highlight=False)
 def matrix(impls: tuple[str, ...], out_dir: Path, case_filters: tuple[str, ...],
            timeout: float, corpus_path: Path | None) -> None:
     """Run every known implementation; write per-implementation reports, the matrix and drift."""
-    from conformance._cli import friendly_errors, load_corpus
+    from conformance.cli_support import friendly_errors, load_corpus
     from conformance.drift import drift_data, write_drift
     from conformance.matrix import matrix_data, run_matrix, select_entries, write_matrix
     from conformance.runner import RunSettings
@@ -85,7 +85,7 @@ def adapters_list() -> None:
 @click.option("--force", is_flag=True, help="Reinstall even if installed.")
 def adapters_install(specs: tuple[str, ...], force: bool) -> None:
     """Install known implementations now (default: all), instead of on first use."""
-    from conformance._cli import friendly_errors
+    from conformance.cli_support import friendly_errors
     from conformance.matrix import select_entries
 
     with friendly_errors():

@@ -25,7 +25,7 @@ report_argument = click.Path(path_type=Path, dir_okay=False, exists=False)
 def _friendly(fn: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from conformance._cli import friendly_errors
+        from conformance.cli_support import friendly_errors
 
         with friendly_errors():
             return fn(*args, **kwargs)

@@ -117,7 +117,7 @@ def smoke(spec: str, corpus: Corpus, patterns: tuple[str, ...] = (),
 def smoke_command(impl_spec: str, cases: tuple[str, ...], timeout: float,
                   corpus_path: Path | None) -> None:
     """Check that an adapter is wired correctly: hello, one or two tiny cases, bye."""
-    from conformance._cli import friendly_errors
+    from conformance.cli_support import friendly_errors
 
     with friendly_errors():
         checks = smoke(impl_spec, Corpus(corpus_path), cases, timeout)
