@@ -10,9 +10,7 @@ matrix runs every entry of ``KNOWN``. docs/adapters.md explains how to add one.
 from __future__ import annotations
 
 import os
-import shutil
 import sys
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,25 +21,6 @@ from conformance.errors import ConformanceError
 ADAPTERS_DIR = Path(__file__).resolve().parent
 
 __all__ = ["KNOWN", "AdapterInstallError", "Entry", "lookup"]
-
-
-def _sandbox() -> tuple[Callable[[], dict[str, str]], Callable[[], None]]:
-    """A private HOME and Pi agent directory per process, removed when the run ends."""
-    from conformance import reference as ref
-
-    homes: list[str] = []
-
-    def setup() -> dict[str, str]:
-        home = tempfile.mkdtemp(prefix="pi-conformance-home-")
-        homes.append(home)
-        (Path(home) / "agent").mkdir()
-        return ref.sandbox_env(Path(home))
-
-    def teardown() -> None:
-        for home in homes:
-            shutil.rmtree(home, ignore_errors=True)
-
-    return setup, teardown
 
 
 def _print_progress(name: str) -> Callable[[str], None]:
@@ -112,7 +91,9 @@ class Entry:
             impl.spec = self.spec
             return impl
         installed = self.install()
-        setup, teardown = _sandbox()
+        from conformance.reference import sandbox_homes
+
+        setup, teardown = sandbox_homes()
         return PersistentImplementation(self.spec, self.command(installed.prefix),
                                         env=dict(os.environ), setup=setup, teardown=teardown)
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -41,21 +40,14 @@ def pins_sha256(files: Sequence[Path]) -> str:
 def _stream(command: list[str], *, cwd: Path, env: dict[str, str], what: str,
             on_line: OnLine | None) -> None:
     """Run ``command``, passing each output line on; raise with the tail if it fails."""
+    from conformance.reference import stream_lines
+
     try:
-        process = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.PIPE,
-                                   stderr=subprocess.STDOUT, text=True, errors="replace")
+        code, tail = stream_lines(command, cwd=cwd, env=env, on_line=on_line)
     except OSError as exc:
         raise AdapterInstallError(f"{what}: cannot run {command[0]}: {exc.strerror}") from None
-    assert process.stdout is not None
-    tail: list[str] = []
-    for line in process.stdout:
-        line = line.rstrip()
-        tail = [*tail[-40:], line]
-        if on_line is not None:
-            on_line(line)
-    if process.wait() != 0:
-        raise AdapterInstallError(f"{what} failed (exit code {process.returncode}):\n"
-                                  + "\n".join(tail))
+    if code != 0:
+        raise AdapterInstallError(f"{what} failed (exit code {code}):\n" + "\n".join(tail))
 
 
 @dataclass(frozen=True)

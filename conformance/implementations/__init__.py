@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import os
 import shlex
-import shutil
 import sys
-import tempfile
 import tomllib
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
@@ -176,18 +174,7 @@ def reference() -> PersistentImplementation:
     from conformance import reference as ref
 
     installation = ref.require_installation()
-    homes: list[str] = []
-
-    def setup() -> dict[str, str]:
-        home = tempfile.mkdtemp(prefix="pi-conformance-home-")
-        homes.append(home)
-        (Path(home) / "agent").mkdir()
-        return ref.sandbox_env(Path(home))
-
-    def teardown() -> None:
-        for home in homes:
-            shutil.rmtree(home, ignore_errors=True)
-
+    setup, teardown = ref.sandbox_homes()
     return PersistentImplementation(
         "reference", installation.harness_command(), env=dict(os.environ), setup=setup,
         teardown=teardown)

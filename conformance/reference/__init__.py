@@ -99,6 +99,38 @@ def sandbox_env(home: Path) -> dict[str, str]:
     return env
 
 
+def sandbox_homes() -> tuple[Callable[[], dict[str, str]], Callable[[], None]]:
+    """``(setup, teardown)``: a fresh private HOME per process started, all removed at the end."""
+    homes: list[str] = []
+
+    def setup() -> dict[str, str]:
+        home = tempfile.mkdtemp(prefix="pi-conformance-home-")
+        homes.append(home)
+        (Path(home) / "agent").mkdir()
+        return sandbox_env(Path(home))
+
+    def teardown() -> None:
+        for home in homes:
+            shutil.rmtree(home, ignore_errors=True)
+
+    return setup, teardown
+
+
+def stream_lines(command: list[str], *, cwd: Path, env: dict[str, str],
+                 on_line: Callable[[str], None] | None) -> tuple[int, list[str]]:
+    """Run an installer, passing each output line on; its exit code and last 40 lines."""
+    process = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True, errors="replace")
+    assert process.stdout is not None
+    tail: list[str] = []
+    for line in process.stdout:
+        line = line.rstrip()
+        tail = [*tail[-40:], line]
+        if on_line is not None:
+            on_line(line)
+    return process.wait(), tail
+
+
 def install(*, force: bool = False, on_line: Callable[[str], None] | None = None) -> Installation:
     """``npm ci`` the lockfile into the cache; idempotent unless ``force``."""
     installation = default_installation()
@@ -120,21 +152,9 @@ def install(*, force: bool = False, on_line: Callable[[str], None] | None = None
         env = {**os.environ, "npm_config_cache": str(Path(home) / "npm-cache")}
         env.pop("NODE_OPTIONS", None)
         command = [npm, "ci", "--no-audit", "--no-fund", "--loglevel", "http", "--ignore-scripts"]
-        process = subprocess.Popen(
-            command, cwd=prefix, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-            text=True, errors="replace",
-        )
-        assert process.stdout is not None
-        tail: list[str] = []
-        for line in process.stdout:
-            line = line.rstrip()
-            tail = [*tail[-40:], line]
-            if on_line is not None:
-                on_line(line)
-        if process.wait() != 0:
-            raise ReferenceMissing(
-                "npm ci failed for the pinned Pi:\n" + "\n".join(tail)
-            )
+        code, tail = stream_lines(command, cwd=prefix, env=env, on_line=on_line)
+        if code != 0:
+            raise ReferenceMissing("npm ci failed for the pinned Pi:\n" + "\n".join(tail))
     if not installation.node.exists():
         raise ReferenceMissing(
             f"npm installed no Node 22 binary for this platform ({os.uname().machine}); the "
