@@ -222,5 +222,9 @@ for _command in (coverage, smoke_command, *REPORT_COMMANDS, fuzz_command, promot
     main.add_command(_command)
 
 
+from conformance.commands_discrepancies import discrepancies  # noqa: E402
+
+main.add_command(discrepancies)
+
 if __name__ == "__main__":
     main()

@@ -13,7 +13,8 @@ from typing import Any
 from conformance.errors import ConformanceError
 
 MISSING = object()
-_TOKEN = re.compile(r"""\.([A-Za-z_$][\w$-]*)|\[(-?\d+)\]|\[('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")\]""")
+_TOKEN = re.compile(
+    r"""\.([A-Za-z_$][\w$-]*)|\[(-?\d+)\]|\[('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")\]""")
 
 
 def parse(path: str) -> list[str | int]:

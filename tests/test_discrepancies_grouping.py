@@ -1,0 +1,110 @@
+"""Grouping report failures into root causes: one per way an implementation differs."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from conformance import report as reports
+from conformance.compare import Difference
+from conformance.discrepancies import grouping
+from conformance.runner import StageResult
+
+
+def write_report(path: Path, results: list[StageResult], *, name: str = "port",
+                 version: str = "1.0.0", spec: str = "process:./port") -> Path:
+    stream = io.BytesIO()
+    writer = reports.ReportWriter(stream, reports.header(
+        {"name": name, "version": version, "language": "python"}, {"stages": ["context"]},
+        {"root": "corpus", "cases": 3}, {"impl": spec}))
+    for result in results:
+        writer.add(result)
+    writer.close()
+    path.write_bytes(stream.getvalue())
+    return path
+
+
+def fail(case: str, stage: str, *paths: tuple[str, str]) -> StageResult:
+    return StageResult(case, stage, "fail", "differs", [
+        Difference(path, kind, 1, 2) for path, kind in paths])
+
+
+TIMESTAMP = ("$.messages[1].timestamp", "changed")
+
+
+def causes(tmp_path: Path, *reports_: list[StageResult]) -> list[grouping.RootCause]:
+    paths = [write_report(tmp_path / f"r{i}.jsonl", r) for i, r in enumerate(reports_)]
+    targets = grouping.load_targets(paths)
+    return [c for t in targets.values() for c in grouping.root_causes(t)]
+
+
+def test_two_failing_cases_with_the_same_root_cause_make_one_group(tmp_path):
+    found = causes(tmp_path, [
+        fail("a.one", "context", TIMESTAMP),
+        fail("a.two", "context", ("$.messages[4].timestamp", "changed")),
+        StageResult("a.three", "context", "pass"),
+    ])
+    assert len(found) == 1
+    assert found[0].cases == ["a.one", "a.two"]
+    assert found[0].signatures == {"context": frozenset({("$.messages[*].timestamp", "changed")})}
+
+
+def test_different_differences_are_different_root_causes(tmp_path):
+    found = causes(tmp_path, [
+        fail("a.one", "context", TIMESTAMP),
+        fail("a.two", "context", ("$.messages[0].content", "type changed")),
+    ])
+    assert len(found) == 2
+    assert len({c.id for c in found}) == 2
+
+
+def test_the_same_cases_failing_on_later_stages_are_one_cascade(tmp_path):
+    found = causes(tmp_path, [
+        fail("a.one", "llm", TIMESTAMP),
+        fail("a.one", "request.openai-completions", ("$.messages[1].content", "changed")),
+        fail("a.two", "stats", ("$.cost", "changed")),
+    ])
+    assert sorted(c.stages for c in found) == [["llm", "request.openai-completions"], ["stats"]]
+    assert next(c for c in found if len(c.stages) == 2).stage == "llm"
+
+
+def test_errors_group_by_message_without_the_numbers(tmp_path):
+    found = causes(tmp_path, [
+        StageResult("a.one", "context", "error", "no answer within 30s"),
+        StageResult("a.two", "context", "error", "no answer within 12.5s"),
+        StageResult("a.three", "context", "error", "KeyError: 'message'\nTraceback ..."),
+    ])
+    assert sorted(len(c.cases) for c in found) == [1, 2]
+
+
+def test_a_cause_the_newest_version_passes_is_resolved_in_that_version(tmp_path):
+    old = [fail("a.one", "context", TIMESTAMP), fail("a.two", "stats", ("$.cost", "changed"))]
+    new = [StageResult("a.one", "context", "pass"), fail("a.two", "stats", ("$.cost", "changed"))]
+    paths = [write_report(tmp_path / "old.jsonl", old, version="1.2.0"),
+             write_report(tmp_path / "new.jsonl", new, version="1.10.0")]
+    (target,) = grouping.load_targets(paths).values()
+    assert target.latest == "1.10.0"
+    by_stage = {c.stage: c for c in grouping.root_causes(target)}
+    assert by_stage["context"].resolved_in == "1.10.0"
+    assert by_stage["context"].versions == ["1.2.0"]
+    assert by_stage["stats"].resolved_in is None
+    assert by_stage["stats"].versions == ["1.2.0", "1.10.0"]
+
+
+def test_runs_of_the_reference_itself_are_not_targets(tmp_path):
+    paths = [write_report(tmp_path / "ref.jsonl", [fail("a.one", "context", TIMESTAMP)],
+                          spec="reference")]
+    assert grouping.load_targets(paths) == {}
+
+
+def test_find_reports_skips_the_output_directory(tmp_path):
+    (tmp_path / "discrepancies").mkdir()
+    (tmp_path / "discrepancies" / "x.jsonl").write_text("{}\n")
+    write_report(tmp_path / "port.jsonl", [])
+    found = grouping.find_reports(tmp_path, exclude=[tmp_path / "discrepancies"])
+    assert [p.name for p in found] == ["port.jsonl"]
+
+
+def test_version_order_is_numeric():
+    assert sorted(["1.10.0", "0.73.1", "1.6.0", "1.0.3"], key=grouping.version_key) == \
+        ["0.73.1", "1.0.3", "1.6.0", "1.10.0"]
