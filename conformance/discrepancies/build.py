@@ -198,6 +198,9 @@ def _failure_entry(cause: grouping.RootCause, corpus: Corpus, settings: Settings
     return entry
 
 
+_REUSED = ("key", "package", "reproducer", "differences", "outputs", "message")
+
+
 def merge_same_reproduction(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """One draft per root cause: groups whose shrunk reproducers fail the same way merge.
 
@@ -221,6 +224,9 @@ def merge_same_reproduction(entries: list[dict[str, Any]]) -> list[dict[str, Any
             {*keep["package"]["versions"], *entry["package"]["versions"]},
             key=grouping.version_key)
         keep.setdefault("merged_keys", []).extend([entry["key"], *entry.get("merged_keys", [])])
+        # What the merged-away cause found, so the next run can reuse it instead of shrinking.
+        keep.setdefault("merged", []).extend([
+            {k: entry[k] for k in _REUSED if k in entry}, *entry.get("merged", [])])
     return sorted(out, key=lambda e: (stage_sort_key(e["stages"][0]), e["id"]))
 
 
@@ -377,9 +383,9 @@ def _previous_index(out: Path) -> dict[str, dict[str, Any]]:
         return {}
     found = {}
     for entry in data.get("discrepancies", []):
-        for key in [entry.get("key"), *entry.get("merged_keys", [])]:
-            if key:
-                found[key] = entry
+        for item in [entry, *entry.get("merged", [])]:
+            if item.get("key") and "reproducer" in item:
+                found[item["key"]] = item
     return found
 
 

@@ -1,0 +1,123 @@
+"""``pi-conformance discrepancies`` end to end: reports in, drafts and a valid index out."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import jsonschema
+import pytest
+from click.testing import CliRunner
+
+from conformance._cli import main
+from conformance._paths import SCHEMA_DIR, corpus_root
+from conformance.discrepancies.build import merge_same_reproduction
+
+pytestmark = pytest.mark.reference
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory):
+    """A corpus copy and a report of the buggy fake port, made by a real run."""
+    root = tmp_path_factory.mktemp("ws")
+    shutil.copytree(corpus_root(), root / "corpus")
+    (root / "reports").mkdir()
+    result = CliRunner().invoke(main, [
+        "run", "--impl", "python:tests.fake_branch_impl:buggy", "--corpus", str(root / "corpus"),
+        "-k", "discrepancy.*", "--stage", "branch", "-q",
+        "--report", str(root / "reports" / "fake.jsonl")])
+    assert result.exit_code == 1, result.output  # the planted bug fails some cases
+    return root
+
+
+def run(workspace, *extra):
+    return CliRunner().invoke(main, [
+        "discrepancies", "--corpus", str(workspace / "corpus"),
+        "--reports", str(workspace / "reports"),
+        "--out", str(workspace / "reports" / "discrepancies"), *extra])
+
+
+def test_drafts_for_pi_and_for_the_port_with_a_valid_index(workspace):
+    result = run(workspace)
+    assert result.exit_code == 0, result.output
+    out = workspace / "reports" / "discrepancies"
+    index = json.loads((out / "index.json").read_text())
+    schema = json.loads((SCHEMA_DIR / "discrepancies.schema.json").read_text())
+    jsonschema.Draft202012Validator(schema).validate(index)
+    by_target = {}
+    for entry in index["discrepancies"]:
+        by_target.setdefault(entry["target"], []).append(entry)
+        draft = (out / entry["draft"]).read_text()
+        for heading in ("## Reproducer", "## Reproduce", "Expected"):
+            assert heading in draft, (entry["id"], heading)
+        assert entry["reproducer"]["session"] in draft
+    assert len(by_target["pi"]) >= 9
+    port = by_target["fake-branch"]
+    # Three cases fail because the port picks the last message as the leaf: one root cause
+    # (after shrinking), plus the non-object line, where the port differs in another way.
+    leaf = [e for e in port if "discrepancy.leaf-is-last-line" in e["cases"]]
+    assert len(leaf) == 1 and len(leaf[0]["cases"]) >= 2
+    for entry in port:
+        repro = entry["reproducer"]
+        assert repro["shrunk"] and repro["verified"]
+        assert repro["lines"] <= 3, repro["session"]  # header + at most two entries
+        assert (out / entry["draft"]).with_suffix(".jsonl").read_text() == repro["session"]
+    assert "fake-branch" in (out / "README.md").read_text()
+
+
+def test_a_second_run_reuses_reproducers_and_changes_nothing(workspace):
+    out = workspace / "reports" / "discrepancies"
+    before = {p: p.read_text() for p in out.rglob("*") if p.is_file()}
+    result = run(workspace)
+    assert result.exit_code == 0, result.output
+    assert "shrinking" not in result.output
+    assert {p: p.read_text() for p in out.rglob("*") if p.is_file()} == before
+
+
+def test_verify_passes_while_everything_reproduces(workspace):
+    result = run(workspace, "--verify")
+    assert result.exit_code == 0, result.output
+
+
+def test_verify_fails_and_marks_resolved_when_the_port_is_fixed(workspace):
+    out = workspace / "reports" / "discrepancies"
+    result = run(workspace, "--verify", "--impl",
+                 "fake-branch=python:tests.fake_branch_impl:faithful")
+    assert result.exit_code == 1, result.output
+    assert "no longer reproduces" in result.output
+    index = json.loads((out / "index.json").read_text())
+    port = [e for e in index["discrepancies"] if e["target"] == "fake-branch"]
+    (leaf,) = [e for e in port if "discrepancy.leaf-is-last-line" in e["cases"]]
+    assert (leaf["status"], leaf["resolved_in"]) == ("resolved", "0.1.0")
+    assert "resolved in 0.1.0" in (out / leaf["draft"]).read_text()
+    # The faithful port still skips a non-object line where Pi makes it the leaf.
+    assert all(e["status"] == "open" for e in port if e is not leaf)
+
+
+def test_verify_fails_when_a_record_no_longer_holds(workspace):
+    record = workspace / "corpus" / "discrepancies" / "leaf-is-last-line.toml"
+    original = record.read_text()
+    record.write_text(original.replace('doc_value = "k3"', 'doc_value = "l1"'))
+    try:
+        result = run(workspace, "--verify")
+        assert result.exit_code == 1
+        assert "leaf-is-last-line: no longer reproduces: resolved by behaviour" in result.output
+    finally:
+        record.write_text(original)
+
+
+def test_a_bad_impl_option_is_a_clear_error(workspace):
+    result = run(workspace, "--impl", "nospec")
+    assert result.exit_code == 2
+    assert "NAME=SPEC" in result.output
+
+
+def test_merge_keeps_the_smallest_reproducer_and_unites_cases():
+    def entry(name, lines, cases):
+        return {"id": name, "key": name, "stages": ["branch"], "status": "open", "cases": cases,
+                "package": {"versions": ["1.0"]},
+                "reproducer": {"lines": lines, "signature": [["$.leafId", "changed"]]}}
+    merged = merge_same_reproduction([entry("big", 5, ["a"]), entry("small", 2, ["b", "c"])])
+    assert [m["id"] for m in merged] == ["small"]
+    assert merged[0]["cases"] == ["a", "b", "c"] and merged[0]["merged_keys"] == ["big"]
+    assert merged[0]["merged"][0]["reproducer"]["lines"] == 5
