@@ -72,7 +72,7 @@ def build(settings: Settings) -> Outcome:
             entries.extend(merge_same_reproduction(found))
     index = {
         "schema": drafts.SCHEMA,
-        "generated_by": "pi-conformance discrepancies" + (" --verify" if settings.verify else ""),
+        "generated_by": "pi-conformance discrepancies",
         "reference": {DOCS_PACKAGE: docs.version},
         "reports": [str(p) for p in report_paths],
         "discrepancies": entries,
@@ -123,7 +123,7 @@ def _record_entry(record: records.Record, corpus: Corpus, docs: ShippedDocs, set
         "expected_source": {"kind": "doc", "file": record.doc["file"],
                             "section": record.doc["section"],
                             "release": record.doc.get("release", docs.version)},
-        "observed": {"version": verdict.version, "source": source,
+        "observed": {"version": verdict.version,
                      "value": verdict.to_json()["observed"], "behaviour": verdict.behaviour,
                      "docs": verdict.docs, "output": output},
         "notes": verdict.notes + ([record.resolved["note"]]

@@ -26,10 +26,6 @@ _NODE_STAGES = {
 }
 
 
-_SOURCES = {"reference": "a fresh run of the real package",
-            "golden": "the golden its harness wrote"}
-
-
 def _json(value: Any) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False)
 
@@ -117,8 +113,9 @@ def record_draft(entry: dict[str, Any]) -> str:
          f"Read literally, the `{check['stage']}` stage should have "
          f"{_inline(check['doc_value'])} at `{check['path']}`."), "",
         f"## Actual (Pi {entry['observed']['version']})", "",
-        f"Pi answers {_inline(entry['observed']['value'])} at `{check['path']}` "
-        f"(from {_SOURCES[entry['observed']['source']]}).",
+        f"Pi answers {_inline(entry['observed']['value'])} at `{check['path']}` (the real "
+        "package's answer, recorded by its harness as the case's golden and re-checked by "
+        "`pi-conformance discrepancies --verify`).",
         "",
     ]
     if entry["observed"].get("output") is not None:
