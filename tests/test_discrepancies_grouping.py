@@ -108,3 +108,13 @@ def test_find_reports_skips_the_output_directory(tmp_path):
 def test_version_order_is_numeric():
     assert sorted(["1.10.0", "0.73.1", "1.6.0", "1.0.3"], key=grouping.version_key) == \
         ["0.73.1", "1.0.3", "1.6.0", "1.10.0"]
+
+
+def test_a_truncated_report_is_skipped_with_its_reason_when_asked(tmp_path):
+    good = write_report(tmp_path / "good.jsonl", [fail("a.one", "context", TIMESTAMP)])
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(good.read_bytes().rsplit(b"\n", 2)[0] + b"\n")  # footer cut off
+    skipped: list[str] = []
+    targets = grouping.load_targets([good, bad], skipped)
+    assert list(targets) == ["port"]
+    assert len(skipped) == 1 and "bad.jsonl" in skipped[0] and "truncated" in skipped[0]

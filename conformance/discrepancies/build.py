@@ -31,6 +31,11 @@ from conformance.normalize import input_strings
 from conformance.stages import stage_sort_key
 
 
+# Pi answers a case in well under a second; a shrink candidate on which it hangs (a cycle of
+# duplicate ids, say) is not worth the implementation's full timeout.
+REFERENCE_TIMEOUT = 10.0
+
+
 @dataclass
 class Settings:
     corpus: Corpus
@@ -65,7 +70,10 @@ def build(settings: Settings) -> Outcome:
             entries.append(_record_entry(record, corpus, docs, settings, processes, problems))
         report_paths = grouping.find_reports(settings.reports, exclude=[settings.out]) \
             if settings.reports.is_dir() else []
-        targets = grouping.load_targets(report_paths)
+        skipped: list[str] = []
+        targets = grouping.load_targets(report_paths, skipped)
+        for reason in skipped:
+            settings.say(f"skipped a report: {reason}")
         for target in targets.values():
             found = [_failure_entry(cause, corpus, settings, processes, previous, docs, problems)
                      for cause in grouping.root_causes(target)]
@@ -75,6 +83,7 @@ def build(settings: Settings) -> Outcome:
         "generated_by": "pi-conformance discrepancies",
         "reference": {DOCS_PACKAGE: docs.version},
         "reports": [str(p) for p in report_paths],
+        "skipped_reports": skipped,
         "discrepancies": entries,
     }
     written = _write(settings.out, index)
@@ -273,7 +282,8 @@ def _reproduce(entry: dict[str, Any], cause: grouping.RootCause, source: Case, c
         settings.say(f"{cause.id}: not shrunk ({exc})")
         return
     oracle = Oracle(impl, reference, case_id=source.id, features=source.features,
-                    options=corpus.request_options(source), timeout=settings.timeout)
+                    options=corpus.request_options(source), timeout=settings.timeout,
+                    reference_timeout=min(settings.timeout, REFERENCE_TIMEOUT))
     stage = cause.stage
     try:
         version = impl.hello.version

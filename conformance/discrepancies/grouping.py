@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.discrepancies.jsonpath import generalize
-from conformance.report import Report, read_report
+from conformance.report import Report, ReportError, read_report
 from conformance.stages import stage_sort_key
 
 FAILING = ("fail", "error")
@@ -141,11 +141,22 @@ def find_reports(directory: Path, exclude: Iterable[Path] = ()) -> list[Path]:
     )
 
 
-def load_targets(paths: Iterable[Path]) -> dict[str, Target]:
-    """Reports grouped by implementation name. The reference's own runs are left out."""
+def load_targets(paths: Iterable[Path],
+                 skipped: list[str] | None = None) -> dict[str, Target]:
+    """Reports grouped by implementation name. The reference's own runs are left out.
+
+    A file that is not a complete report stream (a run that died, another JSON-lines file) is
+    named in ``skipped`` with the reason, when given, and otherwise an error.
+    """
     targets: dict[str, Target] = {}
     for path in paths:
-        report = read_report(path)
+        try:
+            report = read_report(path)
+        except ReportError as exc:
+            if skipped is None:
+                raise
+            skipped.append(exc.describe())
+            continue
         name = str(report.implementation.get("name", "?"))
         if report.header.get("selection", {}).get("impl") == "reference":
             continue

@@ -44,13 +44,14 @@ class Oracle:
 
     def __init__(self, implementation: Implementation, reference: Implementation, *,
                  case_id: str, features: tuple[str, ...], options: dict[str, Any],
-                 timeout: float = 30.0):
+                 timeout: float = 30.0, reference_timeout: float | None = None):
         self.implementation = implementation
         self.reference = reference
         self.case_id = case_id
         self.features = features
         self.options = options
         self.timeout = timeout
+        self.reference_timeout = reference_timeout or timeout
         self.seq = 0
         self.runs = 0
         self._cache: dict[tuple[str, str, tuple[str, ...]], dict[str, Answer]] = {}
@@ -63,10 +64,12 @@ class Oracle:
         """``side`` ("implementation" or "reference") answers for ``text``; cached."""
         key = (side, text, stages)
         if key not in self._cache:
-            self._cache[key] = self._ask(getattr(self, side), text, stages)
+            timeout = self.reference_timeout if side == "reference" else self.timeout
+            self._cache[key] = self._ask(getattr(self, side), text, stages, timeout)
         return self._cache[key]
 
-    def _ask(self, impl: Implementation, text: str, stages: tuple[str, ...]) -> dict[str, Answer]:
+    def _ask(self, impl: Implementation, text: str, stages: tuple[str, ...],
+             timeout: float) -> dict[str, Answer]:
         self.seq += 1
         self.runs += 1
         path = self._scratch / f"{self.seq}.jsonl"
@@ -74,7 +77,7 @@ class Oracle:
         request = protocol.run_request(self.seq, self.case_id, self.features, str(path), text,
                                        list(stages), self.options)
         try:
-            raw = impl.run(request, self.timeout)
+            raw = impl.run(request, timeout)
             results = protocol.check_run_answer(raw, self.seq, list(stages))
         except ImplementationError as exc:
             if "failed the run" not in str(exc):
