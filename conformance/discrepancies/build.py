@@ -30,7 +30,6 @@ from conformance.implementations import Implementation, resolve
 from conformance.normalize import input_strings
 from conformance.stages import stage_sort_key
 
-
 # Pi answers a case in well under a second; a shrink candidate on which it hangs (a cycle of
 # duplicate ids, say) is not worth the implementation's full timeout.
 REFERENCE_TIMEOUT = 10.0
