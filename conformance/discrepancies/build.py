@@ -187,8 +187,8 @@ def _failure_entry(cause: grouping.RootCause, corpus: Corpus, settings: Settings
         "message": failure.get("message", "") if failure.get("status") == "error" else "",
         "draft": f"{target.key}/{cause.id}.md",
     }
-    cached = previous.get(cause.key)
-    fresh_input = source is not None and cached is not None and \
+    cached = previous.get(cause.key) or {}
+    fresh_input = source is not None and bool(cached) and \
         cached.get("reproducer", {}).get("input_sha256") == source.input_sha256() and \
         cached["package"]["versions"] == cause.versions
     if source is None:
