@@ -121,3 +121,21 @@ def test_merge_keeps_the_smallest_reproducer_and_unites_cases():
     assert [m["id"] for m in merged] == ["small"]
     assert merged[0]["cases"] == ["a", "b", "c"] and merged[0]["merged_keys"] == ["big"]
     assert merged[0]["merged"][0]["reproducer"]["lines"] == 5
+
+
+def test_older_pi_releases_are_recognised_by_package_or_dependency():
+    from conformance.discrepancies.build import is_older_pi
+    from conformance.discrepancies.grouping import Target
+
+    def target(name, version, deps=None):
+        t = Target(key="t", name=name, versions=[version])
+        t.implementations[version] = {"name": name, "version": version,
+                                      "dependencies": deps or {}}
+        return t
+
+    assert is_older_pi(target("@earendil-works/pi-coding-agent", "1.0.3"), "1.6.0")
+    assert is_older_pi(target("@mariozechner/pi-coding-agent", "0.73.1"), "1.6.0")
+    assert is_older_pi(target("wrapper", "2.0.0", {"@earendil-works/pi-coding-agent": "1.0.3"}),
+                       "1.6.0") is False  # its own version is not Pi's
+    assert not is_older_pi(target("pi-ai-python", "1.6.0"), "1.6.0")
+    assert not is_older_pi(target("@earendil-works/pi-coding-agent", "1.7.0"), "1.6.0")

@@ -202,8 +202,27 @@ def _failure_entry(cause: grouping.RootCause, corpus: Corpus, settings: Settings
     else:
         _reproduce(entry, cause, source, corpus, settings, processes,
                    cached["reproducer"] if fresh_input else None, problems)
+    if entry["status"] == "open" and is_older_pi(target, docs.version):
+        # The reference is Pi's newest release: what an older Pi does differently is drift
+        # that the newer release no longer shows, i.e. resolved in the reference's version.
+        entry.update(status="resolved", resolved_in=docs.version, resolved_how="behaviour")
+        entry["notes"] = [f"{target.name} {', '.join(cause.versions)} is an older Pi; Pi "
+                          f"{docs.version} (the reference) no longer behaves this way. The "
+                          "draft documents release drift for readers of files that older "
+                          "releases wrote."]
     entry["commands"] = _failure_commands(entry, source)
     return entry
+
+
+PI_PACKAGES = (DOCS_PACKAGE, "@mariozechner/pi-coding-agent")  # the package and its old name
+
+
+def is_older_pi(target: grouping.Target, reference_version: str) -> bool:
+    """Is ``target`` an earlier release of Pi itself (by package name, or by what it wraps)?"""
+    names = {target.name, *target.implementation.get("dependencies", {})}
+    if not names & set(PI_PACKAGES):
+        return False
+    return grouping.version_key(target.latest) < grouping.version_key(reference_version)
 
 
 _REUSED = ("key", "package", "reproducer", "differences", "outputs", "message")

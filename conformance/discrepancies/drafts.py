@@ -152,7 +152,10 @@ def failure_draft(entry: dict[str, Any]) -> str:
     ]
     if package.get("issues"):
         lines.append(f"| File at | {package['issues']} |")
-    lines += ["", "## What differs", "",
+    lines.append("")
+    for note in entry.get("notes", []):
+        lines += [f"> Note: {note}", ""]
+    lines += ["## What differs", "",
               f"On the `{entry['stages'][0]}` stage the implementation departs from Pi in "
               f"this way (list indices generalized):", ""]
     lines += [f"- `{path}`: {kind}" for path, kind in entry["signature"]]
