@@ -118,3 +118,25 @@ def test_a_truncated_report_is_skipped_with_its_reason_when_asked(tmp_path):
     targets = grouping.load_targets([good, bad], skipped)
     assert list(targets) == ["port"]
     assert len(skipped) == 1 and "bad.jsonl" in skipped[0] and "truncated" in skipped[0]
+
+
+def test_a_case_showing_two_bugs_joins_both_root_causes(tmp_path):
+    betas = ("$.betas", "missing key")
+    text = ("$.messages[0].content[0].text", "changed")
+    found = causes(tmp_path, [
+        fail("a.one", "request.anthropic-messages", betas),
+        fail("a.two", "request.anthropic-messages", betas),
+        fail("a.three", "request.anthropic-messages", betas, text),
+        fail("a.four", "request.anthropic-messages", text),
+    ])
+    by_atom = {tuple(sorted(c.signatures[c.stage])): c.cases for c in found}
+    assert by_atom == {
+        (betas,): ["a.one", "a.three", "a.two"],
+        (("$.messages[*].content[*].text", "changed"),): ["a.four", "a.three"],
+    }
+
+
+def test_atoms_split_unions_and_keep_what_is_left():
+    a, b, c = ("$.a", "changed"), ("$.b", "changed"), ("$.c", "changed")
+    assert grouping.atoms([frozenset({a}), frozenset({a, b}), frozenset({a, b, c})]) == [
+        frozenset({a}), frozenset({b}), frozenset({c})]

@@ -306,8 +306,9 @@ def _reproduce(entry: dict[str, Any], cause: grouping.RootCause, source: Case, c
     try:
         version = impl.hello.version
         start = cached["session"] if cached else text
+        atom = cause.signatures[stage]
         signature = oracle.compare(start, (stage,))[stage]
-        if not signature:
+        if not signature or not signature & atom:
             entry["status"], entry["resolved_in"] = "resolved", version
             entry["resolved_how"] = "behaviour"
             entry["reproducer"] = {**(cached or base), "session": start,
@@ -320,8 +321,8 @@ def _reproduce(entry: dict[str, Any], cause: grouping.RootCause, source: Case, c
             shrunk_text, tests, shrunk = start, 0, True
         else:
             settings.say(f"shrinking {cause.target.key}/{cause.id} from {source.id}")
-            result = shrink(start, lambda t: oracle.compare(t, (stage,))[stage], signature,
-                            settings.max_tests)
+            result = shrink(start, lambda t: oracle.compare(t, (stage,))[stage],
+                            signature & atom, settings.max_tests, allowed=signature)
             shrunk_text, tests, shrunk = result.text, result.tests, True
         expected = oracle.answers("reference", shrunk_text, (stage,))[stage]
         actual = oracle.answers("implementation", shrunk_text, (stage,))[stage]

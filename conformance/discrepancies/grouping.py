@@ -165,20 +165,48 @@ def load_targets(paths: Iterable[Path],
     return targets
 
 
+def atoms(signatures: Iterable[Signature]) -> list[Signature]:
+    """Split signatures into the parts that occur on their own: one per root cause.
+
+    A case that shows two bugs has the union of both signatures. Taking the distinct
+    signatures smallest first, whatever a signature holds beyond the atoms already found inside
+    it is a new atom; a case then belongs to every atom its signature contains.
+    """
+    found: list[Signature] = []
+    for signature in sorted(set(signatures), key=lambda s: (len(s), sorted(s))):
+        explained: set[tuple[str, str]] = set()
+        for atom in found:
+            if atom <= signature:
+                explained |= atom
+        rest = signature - explained
+        if rest:
+            found.append(frozenset(rest))
+    return found
+
+
 def root_causes(target: Target) -> list[RootCause]:
-    """The target's failures, one RootCause per stage and signature, cascades merged."""
-    groups: dict[tuple[str, Signature], dict[str, Any]] = {}
+    """The target's failures, one RootCause per stage and signature atom, cascades merged."""
+    failing: dict[str, list[tuple[str, str, dict[str, Any], Signature]]] = {}
     for version in sorted(target.versions, key=version_key):
         for (case, stage), result in sorted(target.results[version].items()):
             if result["status"] not in FAILING:
                 continue
-            signature = result_signature(result)
-            group = groups.setdefault((stage, signature), {"cases": set(), "lines": [],
-                                                           "versions": []})
-            group["cases"].add(case)
-            group["lines"].append({**result, "version": version})
-            if version not in group["versions"]:
-                group["versions"].append(version)
+            signature = result_signature(result) or frozenset(
+                {("$", "fail: " + error_signature(result.get("message", "")))})
+            failing.setdefault(stage, []).append((case, version, result, signature))
+    groups: dict[tuple[str, Signature], dict[str, Any]] = {}
+    for stage, items in failing.items():
+        for atom in atoms(sig for *_, sig in items):
+            for case, version, result, signature in items:
+                if not atom <= signature:
+                    continue
+                group = groups.setdefault((stage, atom), {"cases": set(), "lines": [],
+                                                          "versions": []})
+                group["cases"].add(case)
+                group["lines"].append({**result, "version": version,
+                                       "signature": sorted(map(list, signature))})
+                if version not in group["versions"]:
+                    group["versions"].append(version)
     merged: dict[tuple[frozenset[str], tuple[str, ...]], list[tuple[str, Signature]]] = {}
     for (stage, signature), group in groups.items():
         merged.setdefault((frozenset(group["cases"]), tuple(group["versions"])), []).append(

@@ -137,12 +137,15 @@ class _Budget(Exception):
 
 
 def shrink(text: str, still_fails: Callable[[str], Signature | None], target: Signature,
-           max_tests: int = 400) -> Shrunk:
+           max_tests: int = 400, allowed: Signature | None = None) -> Shrunk:
     """The smallest session found that still shows a non-empty part of ``target``.
 
     ``still_fails(text)`` is the disagreement signature of a candidate (Oracle.compare for one
-    stage); ``text`` itself must show ``target`` or part of it.
+    stage); ``text`` itself must show ``target`` or part of it. A candidate may show nothing
+    beyond ``allowed`` (default: ``target``): the differences the original session shows,
+    when it also shows other root causes than the one being shrunk.
     """
+    allowed = target | (allowed or frozenset())
     tests = 0
     found: Signature = target
     best = text
@@ -156,7 +159,7 @@ def shrink(text: str, still_fails: Callable[[str], Signature | None], target: Si
             raise _Budget
         tests += 1
         sig = still_fails(candidate)
-        seen[candidate] = bool(sig) and sig <= target  # type: ignore[operator]
+        seen[candidate] = bool(sig and sig & target) and sig <= allowed  # type: ignore[operator]
         if seen[candidate]:
             found, best = sig, candidate  # type: ignore[assignment]
         return seen[candidate]
