@@ -165,7 +165,7 @@ def _failure_entry(cause: grouping.RootCause, corpus: Corpus, settings: Settings
     impl_info = target.implementation
     cases = {c.id: c for c in corpus.cases}
     known = [cases[c] for c in cause.cases if c in cases]
-    source = min(known, key=lambda c: (len(c.session_bytes()), c.id)) if known else None
+    source = min(known, key=_reproducer_preference) if known else None
     failure = cause.failure(source.id if source else cause.cases[0]) or cause.failures[0]
     entry: dict[str, Any] = {
         "id": cause.id,
@@ -226,6 +226,13 @@ def is_older_pi(target: grouping.Target, reference_version: str) -> bool:
 
 
 _REUSED = ("key", "package", "reproducer", "differences", "outputs", "message")
+
+
+def _reproducer_preference(case: Case) -> tuple[bool, int, str]:
+    """The smallest session, but one with a header and an entry: an empty file (which Pi fills
+    with a fresh header) reproduces many request-level bugs and explains none of them."""
+    session = case.session_bytes()
+    return (len(session.splitlines()) < 2, len(session), case.id)
 
 
 def merge_same_reproduction(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
