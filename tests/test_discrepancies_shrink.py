@@ -101,3 +101,27 @@ def test_shrinks_a_planted_bug_against_the_real_reference():
     finally:
         impl.close()
         reference.close()
+
+
+@pytest.mark.reference
+def test_a_rejected_session_does_not_poison_later_oracles():
+    """Pi rejecting one candidate must not make the reference reject the next oracle's runs."""
+    impl = resolve("python:tests.fake_branch_impl:buggy")
+    reference = resolve("reference")
+    impl.start()
+    reference.start()
+    try:
+        good = jsonl(HEADER, message("a", None, "x"))
+        for _ in range(2):
+            oracle = Oracle(impl, reference, case_id="t", features=(),
+                            options={"cwd": "/pi-conformance/cwd"})
+            assert oracle.answers("reference", "not a session\n", ("branch",))["branch"].kind \
+                == "rejected"
+            oracle.close()
+        oracle = Oracle(impl, reference, case_id="t", features=(),
+                        options={"cwd": "/pi-conformance/cwd"})
+        assert oracle.answers("reference", good, ("branch",))["branch"].kind == "output"
+        oracle.close()
+    finally:
+        impl.close()
+        reference.close()

@@ -12,6 +12,7 @@ different bug.
 from __future__ import annotations
 
 import copy
+import itertools
 import json
 import shutil
 import tempfile
@@ -29,6 +30,10 @@ from conformance.implementations import Implementation
 from conformance.normalize import input_strings
 
 INCONCLUSIVE = None
+# Request numbers are unique for the life of the process, across oracles: the reference
+# harness keys its scratch directory by seq and leaves it behind when Pi rejects a session,
+# so a reused seq would be rejected too.
+_SEQ = itertools.count(1)
 
 
 @dataclass
@@ -52,7 +57,6 @@ class Oracle:
         self.options = options
         self.timeout = timeout
         self.reference_timeout = reference_timeout or timeout
-        self.seq = 0
         self.runs = 0
         self._cache: dict[tuple[str, str, tuple[str, ...]], dict[str, Answer]] = {}
         self._scratch = Path(tempfile.mkdtemp(prefix="pi-conformance-shrink-"))
@@ -70,15 +74,15 @@ class Oracle:
 
     def _ask(self, impl: Implementation, text: str, stages: tuple[str, ...],
              timeout: float) -> dict[str, Answer]:
-        self.seq += 1
+        seq = next(_SEQ)
         self.runs += 1
-        path = self._scratch / f"{self.seq}.jsonl"
+        path = self._scratch / f"{seq}.jsonl"
         path.write_text(text, encoding="utf-8")
-        request = protocol.run_request(self.seq, self.case_id, self.features, str(path), text,
+        request = protocol.run_request(seq, self.case_id, self.features, str(path), text,
                                        list(stages), self.options)
         try:
             raw = impl.run(request, timeout)
-            results = protocol.check_run_answer(raw, self.seq, list(stages))
+            results = protocol.check_run_answer(raw, seq, list(stages))
         except ImplementationError as exc:
             if "failed the run" not in str(exc):
                 impl.restart()
