@@ -125,3 +125,11 @@ def test_a_rejected_session_does_not_poison_later_oracles():
     finally:
         impl.close()
         reference.close()
+
+
+def test_a_partial_claim_compares_only_the_claimed_fields():
+    from conformance.discrepancies.shrink import project_fields
+
+    stats = {"tokens": {"input": 1, "output": 2, "total": 3}, "cost": 0.5, "userMessages": 4}
+    assert project_fields(stats, ("tokens.input", "cost", "tokens.nope", "nope.deep")) == {
+        "tokens": {"input": 1}, "cost": 0.5, "nope": {}}

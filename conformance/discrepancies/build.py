@@ -331,7 +331,7 @@ def _reproduce(entry: dict[str, Any], cause: grouping.RootCause, source: Case, c
             result = shrink(start, lambda t: oracle.compare(t, (stage,))[stage],
                             signature & atom, settings.max_tests, allowed=signature)
             shrunk_text, tests, shrunk = result.text, result.tests, True
-        expected = oracle.answers("reference", shrunk_text, (stage,))[stage]
+        expected = oracle.expected(shrunk_text, stage)
         actual = oracle.answers("implementation", shrunk_text, (stage,))[stage]
         known = input_strings(shrunk_text.encode("utf-8"))
         final = oracle.compare(shrunk_text, (stage,))[stage] or signature

@@ -98,12 +98,44 @@ class Oracle:
             answers[stage] = Answer(kind, value)
         return answers
 
+    def claimed_fields(self, stage: str) -> tuple[str, ...]:
+        """The output paths the implementation claims for ``stage`` (hello
+        ``capabilities.fields``, a partial claim); empty when it claims the whole output."""
+        raw = getattr(self.implementation.hello, "raw", {}) or {}
+        return tuple(raw.get("capabilities", {}).get("fields", {}).get(stage, ()))
+
+    def expected(self, text: str, stage: str, asked: tuple[str, ...] = ()) -> Answer:
+        """Pi's answer, cut down to what the implementation claims, as the runner judges it.
+        ``asked``: the stages asked together with ``stage``, so a cached answer is reused."""
+        answer = self.answers("reference", text, asked or (stage,))[stage]
+        fields = self.claimed_fields(stage)
+        if fields and answer.kind == "output":
+            return Answer("output", project_fields(answer.value, fields))
+        return answer
+
     def compare(self, text: str, stages: tuple[str, ...]) -> dict[str, Signature | None]:
         """Per stage: the disagreement's signature, empty when they agree, None if unknown."""
-        expected = self.answers("reference", text, stages)
         actual = self.answers("implementation", text, stages)
         known = input_strings(text.encode("utf-8"))
-        return {stage: signature(expected[stage], actual[stage], known) for stage in stages}
+        return {stage: signature(self.expected(text, stage, stages), actual[stage], known)
+                for stage in stages}
+
+
+def project_fields(value: Any, paths: tuple[str, ...]) -> Any:
+    """Only the dotted ``paths`` of an object, absent ones left absent (a partial claim)."""
+    if not isinstance(value, dict):
+        return value
+    out: dict[str, Any] = {}
+    for path in paths:
+        source: Any = value
+        target = out
+        keys = path.split(".")
+        for key in keys[:-1]:
+            source = source.get(key) if isinstance(source, dict) else None
+            target = target.setdefault(key, {})
+        if isinstance(source, dict) and keys[-1] in source:
+            target[keys[-1]] = source[keys[-1]]
+    return out
 
 
 def signature(expected: Answer, actual: Answer, known: frozenset[str]) -> Signature | None:
