@@ -140,3 +140,11 @@ def test_atoms_split_unions_and_keep_what_is_left():
     a, b, c = ("$.a", "changed"), ("$.b", "changed"), ("$.c", "changed")
     assert grouping.atoms([frozenset({a}), frozenset({a, b}), frozenset({a, b, c})]) == [
         frozenset({a}), frozenset({b}), frozenset({c})]
+
+
+def test_differences_inside_a_shifted_list_are_consequences():
+    shifted = grouping.collapse_list_shifts([
+        ("$.path[*]", "missing item"), ("$.path[*].id", "changed"),
+        ("$.path[*].index", "changed"), ("$.leafId", "changed"), ("$.paths", "changed")])
+    assert shifted == {("$.path[*]", "missing item"), ("$.leafId", "changed"),
+                       ("$.paths", "changed")}

@@ -40,6 +40,21 @@ def error_signature(message: str) -> str:
     return first[:160]
 
 
+LIST_SHIFT = ("missing item", "unexpected item")
+
+
+def collapse_list_shifts(pairs: Iterable[tuple[str, str]]) -> Signature:
+    """Drop differences inside the items of a list that gained or lost items.
+
+    When a list is one item short, every later item is compared with its neighbour, so the
+    field-level differences inside that list are consequences of the shift, not causes.
+    """
+    pairs = set(pairs)
+    shifted = {path for path, kind in pairs if kind in LIST_SHIFT and path.endswith("[*]")}
+    return frozenset((path, kind) for path, kind in pairs
+                     if not any(path.startswith(lst) and path != lst for lst in shifted))
+
+
 def result_signature(result: dict[str, Any]) -> Signature:
     """What a failing result looks like, independent of where in the output it happened."""
     if result["status"] == "error":
@@ -47,7 +62,8 @@ def result_signature(result: dict[str, Any]) -> Signature:
     expected, actual = result.get("expected"), result.get("actual")
     if expected and actual and expected != actual:
         return frozenset({("$", f"Pi answers {expected}, the implementation {actual}")})
-    return frozenset((generalize(d["path"]), d["kind"]) for d in result.get("differences", ()))
+    return collapse_list_shifts(
+        (generalize(d["path"]), d["kind"]) for d in result.get("differences", ()))
 
 
 def version_key(version: str) -> tuple[Any, ...]:

@@ -23,7 +23,7 @@ from typing import Any
 
 from conformance import protocol
 from conformance.compare import differences
-from conformance.discrepancies.grouping import Signature, error_signature
+from conformance.discrepancies.grouping import Signature, collapse_list_shifts, error_signature
 from conformance.discrepancies.jsonpath import generalize
 from conformance.errors import ImplementationError
 from conformance.implementations import Implementation
@@ -148,8 +148,8 @@ def signature(expected: Answer, actual: Answer, known: frozenset[str]) -> Signat
         return frozenset({("$", f"Pi answers {expected.kind}, the implementation {actual.kind}")})
     if expected.kind == "rejected":
         return frozenset()
-    return frozenset((generalize(d.path), d.kind)
-                     for d in differences(expected.value, actual.value, known))
+    return collapse_list_shifts(
+        (generalize(d.path), d.kind) for d in differences(expected.value, actual.value, known))
 
 
 @dataclass
