@@ -139,3 +139,27 @@ def test_older_pi_releases_are_recognised_by_package_or_dependency():
                        "1.6.0") is False  # its own version is not Pi's
     assert not is_older_pi(target("pi-ai-python", "1.6.0"), "1.6.0")
     assert not is_older_pi(target("@earendil-works/pi-coding-agent", "1.7.0"), "1.6.0")
+
+
+def test_older_pi_releases_in_the_reports_say_whether_a_record_is_theirs_too():
+    from conformance.corpus import Corpus
+    from conformance.discrepancies import records
+    from conformance.discrepancies.build import _add_older_releases
+    from conformance.discrepancies.grouping import Target
+
+    record = next(r for r in records.load_records(Corpus()) if r.id == "leaf-is-last-line")
+    key = (record.check["case"], record.check["stage"])
+
+    def target(name, version, status):
+        t = Target(key=name, name=name, versions=[version])
+        t.results[version] = {key: {"case": key[0], "stage": key[1], "status": status}}
+        return t
+
+    entry = {"package": {"versions": ["1.6.0"]}, "notes": []}
+    _add_older_releases(entry, record, [
+        target("@earendil-works/pi-coding-agent", "1.0.3", "pass"),
+        target("@mariozechner/pi-coding-agent", "0.73.1", "fail")])
+    assert entry["package"]["versions"] == ["1.0.3", "1.6.0"]
+    assert entry["notes"] == [
+        "@earendil-works/pi-coding-agent 1.0.3 behaves the same (matrix report).",
+        "@mariozechner/pi-coding-agent 0.73.1 behaves differently here (matrix report: fail)."]

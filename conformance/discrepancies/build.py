@@ -65,14 +65,17 @@ def build(settings: Settings) -> Outcome:
     problems: list[str] = []
     entries: list[dict[str, Any]] = []
     with _Processes(settings) as processes:
-        for record in all_records:
-            entries.append(_record_entry(record, corpus, docs, settings, processes, problems))
         report_paths = grouping.find_reports(settings.reports, exclude=[settings.out]) \
             if settings.reports.is_dir() else []
         skipped: list[str] = []
         targets = grouping.load_targets(report_paths, skipped)
         for reason in skipped:
             settings.say(f"skipped a report: {reason}")
+        older = [t for t in targets.values() if is_older_pi(t, docs.version)]
+        for record in all_records:
+            entry = _record_entry(record, corpus, docs, settings, processes, problems)
+            _add_older_releases(entry, record, older)
+            entries.append(entry)
         for target in targets.values():
             found = [_failure_entry(cause, corpus, settings, processes, previous, docs, problems)
                      for cause in grouping.root_causes(target)]
@@ -147,6 +150,27 @@ def _record_entry(record: records.Record, corpus: Corpus, docs: ShippedDocs, set
         ],
         "draft": draft,
     }
+
+
+def _add_older_releases(entry: dict[str, Any], record: records.Record,
+                        older: list[grouping.Target]) -> None:
+    """Which older Pi releases in the reports behave like the reference on the record's check:
+    they pass its case and stage, so the discrepancy is theirs too."""
+    key = (record.check["case"], record.check["stage"])
+    for target in older:
+        result = target.results[target.latest].get(key)
+        if result is None or result["status"] == "skip":
+            continue
+        label = f"{target.name} {target.latest}"
+        if result["status"] == "pass":
+            if target.name == DOCS_PACKAGE:
+                entry["package"]["versions"].append(target.latest)
+            entry["notes"].append(f"{label} behaves the same (matrix report).")
+        else:
+            entry["notes"].append(f"{label} behaves differently here (matrix report: "
+                                  f"{result['status']}).")
+    entry["package"]["versions"] = sorted(set(entry["package"]["versions"]),
+                                          key=grouping.version_key)
 
 
 def _case(corpus: Corpus, case_id: str) -> Case:
