@@ -98,15 +98,16 @@ def _record_entry(record: records.Record, corpus: Corpus, docs: ShippedDocs, set
                   processes: _Processes, problems: list[str]) -> dict[str, Any]:
     case = _case(corpus, record.check["case"])
     stage = record.check["stage"]
+    golden = read_golden(case, stage).result.get("output")
     if settings.verify:
         settings.say(f"verifying {record.id} against the real Pi")
-        result = processes.reference_session().answer(case, [stage])[stage]
-        source = "reference"
+        fresh = processes.reference_session().answer(case, [stage])[stage].get("output")
+        verdict = records.evaluate(record, fresh, docs, "reference")
     else:
-        result = read_golden(case, stage).result
-        source = "golden"
-    output = result.get("output")
-    verdict = records.evaluate(record, output, docs, source)
+        verdict = records.evaluate(record, golden, docs, "golden")
+    # The draft shows the golden: the same answer of the real Pi, with the ids it generated
+    # when the golden was written, so that verifying does not rewrite the draft.
+    output = golden
     problem = records.expectation_problem(record, verdict)
     if problem and (settings.verify or verdict.stale):
         problems.append(problem)
@@ -225,7 +226,7 @@ def _failure_entry(cause: grouping.RootCause, corpus: Corpus, settings: Settings
                 entry[key] = cached[key]
     else:
         _reproduce(entry, cause, source, corpus, settings, processes,
-                   cached["reproducer"] if fresh_input else None, problems)
+                   cached if fresh_input else None, problems)
     if entry["status"] == "open" and is_older_pi(target, docs.version):
         # The reference is Pi's newest release: what an older Pi does differently is drift
         # that the newer release no longer shows, i.e. resolved in the reference's version.
@@ -317,8 +318,10 @@ def _failure_commands(entry: dict[str, Any], source: Case | None) -> list[str]:
 
 
 def _reproduce(entry: dict[str, Any], cause: grouping.RootCause, source: Case, corpus: Corpus,
-               settings: Settings, processes: _Processes, cached: dict[str, Any] | None,
+               settings: Settings, processes: _Processes, previous: dict[str, Any] | None,
                problems: list[str]) -> None:
+    """Shrink the cause's smallest case (or re-run the previous reproducer) on both sides."""
+    cached = previous["reproducer"] if previous else None
     text = source.session_bytes().decode("utf-8", errors="replace")
     base = {"source_case": source.id, "input_sha256": source.input_sha256(),
             "original_lines": len(text.splitlines())}
@@ -339,6 +342,15 @@ def _reproduce(entry: dict[str, Any], cause: grouping.RootCause, source: Case, c
         start = cached["session"] if cached else text
         atom = cause.signatures[stage]
         signature = oracle.compare(start, (stage,))[stage]
+        if (not signature or not signature & atom) and not settings.verify:
+            # Without --verify, the report is the evidence: the case may have changed since.
+            entry["reproducer"] = {**base, "session": text, "lines": len(text.splitlines()),
+                                   "shrunk": False, "verified": False,
+                                   "reason": "it did not fail this way when re-run now (the "
+                                             "case or the implementation may have changed "
+                                             "since the report; --verify decides)"}
+            settings.say(f"{cause.id}: did not reproduce, not shrunk")
+            return
         if not signature or not signature & atom:
             entry["status"], entry["resolved_in"] = "resolved", version
             entry["resolved_how"] = "behaviour"
@@ -355,10 +367,18 @@ def _reproduce(entry: dict[str, Any], cause: grouping.RootCause, source: Case, c
             result = shrink(start, lambda t: oracle.compare(t, (stage,))[stage],
                             signature & atom, settings.max_tests, allowed=signature)
             shrunk_text, tests, shrunk = result.text, result.tests, True
+        final = oracle.compare(shrunk_text, (stage,))[stage] or signature
+        if previous and sorted(map(list, final)) == cached.get("signature"):  # type: ignore[union-attr]
+            # Verified as before: keep the recorded answers, so that volatile values (an
+            # implementation's clock, Pi's scratch paths) do not rewrite the draft.
+            entry["reproducer"] = {**cached, "verified": True}  # type: ignore[dict-item]
+            for key in ("differences", "outputs", "message"):
+                if key in previous:
+                    entry[key] = previous[key]
+            return
         expected = oracle.expected(shrunk_text, stage)
         actual = oracle.answers("implementation", shrunk_text, (stage,))[stage]
         known = input_strings(shrunk_text.encode("utf-8"))
-        final = oracle.compare(shrunk_text, (stage,))[stage] or signature
         entry["reproducer"] = {**base, "session": shrunk_text,
                                "lines": len(shrunk_text.splitlines()), "shrunk": shrunk,
                                "signature": sorted([list(item) for item in final]),

@@ -14,6 +14,7 @@ from __future__ import annotations
 import copy
 import itertools
 import json
+import re
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator
@@ -34,6 +35,9 @@ INCONCLUSIVE = None
 # harness keys its scratch directory by seq and leaves it behind when Pi rejects a session,
 # so a reused seq would be rejected too.
 _SEQ = itertools.count(1)
+# Where a harness copied the session: named in Pi's rejections, different on every run.
+_SCRATCH = re.compile(r"(/[^\s:'\"]+)+/session\.jsonl|" + re.escape(tempfile.gettempdir())
+                      + r"/[^\s:'\"]+")
 
 
 @dataclass
@@ -94,7 +98,7 @@ class Oracle:
             kind = next(iter(result))
             value = result[kind]
             if kind in ("error", "rejected") and isinstance(value, dict):
-                value = value.get("message", "")
+                value = _SCRATCH.sub("<session file>", str(value.get("message", "")))
             answers[stage] = Answer(kind, value)
         return answers
 
