@@ -22,6 +22,7 @@ from conformance.cli_support import (
 )
 from conformance.commands_capture import capture
 from conformance.commands_coverage import coverage
+from conformance.commands_discrepancies import discrepancies
 from conformance.commands_fuzz import fuzz_command, promote_command
 from conformance.commands_matrix import adapters, matrix
 from conformance.commands_reports import COMMANDS as REPORT_COMMANDS
@@ -218,13 +219,9 @@ def check(lint_only: bool, skip_captures: bool, filters: tuple[str, ...],
 
 
 for _command in (coverage, smoke_command, *REPORT_COMMANDS, fuzz_command, promote_command,
-                 capture, matrix, adapters):
+                 capture, matrix, adapters, discrepancies):
     main.add_command(_command)
 
-
-from conformance.commands_discrepancies import discrepancies  # noqa: E402
-
-main.add_command(discrepancies)
 
 if __name__ == "__main__":
     main()

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from conformance.cli_support import friendly_errors, stderr
 from conformance.errors import ConformanceError
 
 
@@ -32,7 +33,6 @@ from conformance.errors import ConformanceError
 def discrepancies(verify: bool, reports_dir: Path, out_dir: Path, impl_specs: tuple[str, ...],
                   max_tests: int, timeout: float, corpus_path: Path | None) -> None:
     """Write one issue draft per discrepancy: Pi against its docs, implementations against Pi."""
-    from conformance._cli import friendly_errors, stderr
     from conformance.corpus import Corpus
     from conformance.discrepancies.build import Settings, build
 
