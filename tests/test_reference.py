@@ -122,3 +122,15 @@ catch (e) { console.log("BLOCKED " + e.message); }
     out = subprocess.run([str(installation.node), str(script)], capture_output=True, text=True,
                          timeout=60)
     assert out.stdout.startswith("BLOCKED pi-conformance: blocked non-loopback request")
+
+
+def test_a_rejected_session_leaves_nothing_behind_for_the_next_request(harness, tmp_path):
+    # Pi's rejection used to leave the scratch copy in place, breaking a later request that
+    # reused the same seq.
+    bad, good = tmp_path / "bad.jsonl", tmp_path / "good.jsonl"
+    bad.write_text('{"type":"message","id":"a"}\n')
+    good.write_text(SESSION.replace('"version":1', '"version":3'))
+    assert "rejected" in ask(harness, bad, ["entries"], seq=40)["entries"]
+    rejected = ask(harness, bad, ["entries"], seq=40)["entries"]["rejected"]["message"]
+    assert rejected.endswith("<scratch>/run/session.jsonl")  # no random path in goldens
+    assert "output" in ask(harness, good, ["entries"], seq=40)["entries"]

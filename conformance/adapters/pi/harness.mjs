@@ -89,16 +89,21 @@ function replaceCwd(value, cwd) {
 /** A rejection; the private scratch path Pi names in some messages is not part of the answer. */
 function rejected(error) {
 	const message = String(error?.message ?? error);
-	const scrubbed = message.split(scratch).join("<scratch>").replace(/<scratch>\/run-\d+\//g, "<scratch>/run/");
+	const scrubbed = message.split(scratch).join("<scratch>").replace(/<scratch>\/run-[^/]+\//g, "<scratch>/run/");
 	return { rejected: { message: scrubbed } };
 }
 
-function openCopy(seq, sessionPath) {
-	const dir = join(scratch, `run-${seq}`);
-	mkdirSync(dir);
-	const copy = join(dir, "session.jsonl");
-	copyFileSync(sessionPath, copy);
-	return { dir, manager: sessionManager.SessionManager.open(copy, dir) };
+/** Pi opens a private copy in a directory of its own, removed even when Pi rejects the file. */
+function openCopy(sessionPath) {
+	const dir = mkdtempSync(join(scratch, "run-"));
+	try {
+		const copy = join(dir, "session.jsonl");
+		copyFileSync(sessionPath, copy);
+		return { dir, manager: sessionManager.SessionManager.open(copy, dir) };
+	} catch (error) {
+		rmSync(dir, { recursive: true, force: true });
+		throw error;
+	}
 }
 
 function branchStage(manager) {
@@ -173,7 +178,7 @@ async function runCase(message) {
 	const results = {};
 	let opened;
 	try {
-		opened = openCopy(message.seq, message.session.path);
+		opened = openCopy(message.session.path);
 	} catch (error) {
 		for (const stage of wanted) results[stage] = rejected(error);
 		return results;
