@@ -111,14 +111,22 @@ def run_steps(driver: RpcDriver, scenario: Scenario) -> None:
 
 
 def record(scenario: Scenario, installation: Installation, timeout: float = 60.0) -> Recording:
-    """Run ``scenario`` once through the real CLI and return what every surface showed."""
-    cli = (installation.prefix / "node_modules" / "@earendil-works" / "pi-coding-agent" /
-           "dist" / "bundle" / "cli.js")
-    with tempfile.TemporaryDirectory(prefix="pi-capture-") as tmp:
+    """Run ``scenario`` once through the real CLI and return what every surface showed.
+
+    Pi's system prompt names its install and working directories, and its token estimates
+    (``tokensBefore``, ``contextUsage``) count those characters. So every path Pi sees has the
+    same length on every machine: a fixed-length directory under /tmp, holding the sandbox and
+    a link to the install, which Node is told to keep (``--preserve-symlinks``).
+    """
+    base = "/tmp" if Path("/tmp").is_dir() else None
+    with tempfile.TemporaryDirectory(prefix="pi-capture-", dir=base) as tmp:
         root = Path(tmp).resolve()
         home, agent, work, sessions = (root / n for n in ("home", "agent", "work", "sessions"))
         for d in (home, agent, work, sessions):
             d.mkdir()
+        pi = root / "pi"
+        pi.symlink_to(installation.prefix, target_is_directory=True)
+        cli = pi / "node_modules" / "@earendil-works" / "pi-coding-agent" / "dist" / "bundle" / "cli.js"
         for name, text in scenario.files.items():
             target = work / name
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -134,13 +142,14 @@ def record(scenario: Scenario, installation: Installation, timeout: float = 60.0
         with FakeProvider(scenario.api, list(scenario.turns), MODEL_ID) as fake:
             (agent / "models.json").write_text(
                 json.dumps(_models_json(scenario, fake.base_url), indent=2))
-            command = [str(installation.node), str(cli), "--mode", "rpc",
+            command = [str(installation.node), "--preserve-symlinks", "--preserve-symlinks-main",
+                       str(cli), "--mode", "rpc",
                        "--session-dir", str(sessions), "--provider", PROVIDER,
                        "--model", MODEL_ID]
             if scenario.thinking:
                 command += ["--thinking", scenario.thinking]
             driver = RpcDriver(command, work, env, timeout)
-            recording = Recording(scenario.name, root, installation.prefix, fake.port)
+            recording = Recording(scenario.name, root, pi, fake.port)
             try:
                 run_steps(driver, scenario)
                 for name in ("get_messages", "get_entries", "get_session_stats", "get_state"):

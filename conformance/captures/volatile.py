@@ -97,9 +97,10 @@ class Normalizer:
 
     def __init__(self, *, session_path: str, work: str, sandbox: str, prefix: str, port: int,
                  session_lines: list[Any]):
+        # Most specific first: the install link and the workdir live inside the sandbox.
         self.replacements = [
             (session_path, PATHS["session"]), (work, PATHS["work"]),
-            (sandbox, PATHS["sandbox"]), (prefix, PATHS["prefix"]),
+            (prefix, PATHS["prefix"]), (sandbox, PATHS["sandbox"]),
             (f"127.0.0.1:{port}", "127.0.0.1:0"),
         ]
         lines = [self.paths(line) for line in session_lines]
