@@ -103,8 +103,9 @@ def _node(prefix: Path) -> str:
 
 
 def _pi_command(scope: str) -> Callable[[Path], list[str]]:
-    harness = ADAPTERS_DIR / "pi" / "harness.mjs"
-    return lambda prefix: [_node(prefix), str(harness), str(prefix), scope]
+    from conformance.reference import HARNESS
+
+    return lambda prefix: [_node(prefix), str(HARNESS), str(prefix), scope]
 
 
 def _pi_ai_python_command(prefix: Path) -> list[str]:

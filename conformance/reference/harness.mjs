@@ -1,32 +1,36 @@
 #!/usr/bin/env node
-// The reference implementation: the real, pinned Pi behind pi-conformance protocol v1.
+// Pi behind pi-conformance protocol v1: the pinned 1.6.0 reference, and the older releases
+// (1.x under @earendil-works, 0.7x under @mariozechner) that the drift report compares with it.
 //
 // This file only wires Pi's own exported functions to the protocol. It computes nothing
-// itself: every stage output is what Pi returns, serialised with JSON.stringify like Pi
-// does on disk. It never touches the file it is given: every session is copied into a
-// private temporary directory first, because Pi migrates, rewrites and appends on open.
+// itself: every stage output is what Pi returns, serialised with JSON.stringify like Pi does on
+// disk. It claims a stage only when the release really has the function that answers it
+// (detected at start, never assumed from a version number), and one harness serves every
+// release, so a difference between releases is Pi's, not ours. It never touches the file it is
+// given: every session is copied into a private temporary directory first, because Pi
+// migrates, rewrites and appends on open.
 //
-// Usage: node harness.mjs <prefix>   (prefix = the npm prefix holding the pinned Pi)
+// Usage: node harness.mjs <prefix> <scope>   (the npm prefix holding Pi; e.g. @earendil-works)
 
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { pathToFileURL } from "node:url";
 
 const PROTOCOL = 1;
-const prefix = process.argv[2];
-if (!prefix) {
-	process.stderr.write("usage: harness.mjs <npm prefix of the pinned Pi>\n");
+const [prefix, scope] = process.argv.slice(2);
+if (!prefix || !scope) {
+	process.stderr.write("usage: harness.mjs <npm prefix> <npm scope, e.g. @earendil-works>\n");
 	process.exit(2);
 }
 
-const pkgDir = (name) => join(prefix, "node_modules", "@earendil-works", name);
+const pkgDir = (name) => join(prefix, "node_modules", scope, name);
+const has = (name, file) => existsSync(join(pkgDir(name), file));
 const load = (name, file) => import(pathToFileURL(join(pkgDir(name), file)).href);
 const version = (name) => JSON.parse(readFileSync(join(pkgDir(name), "package.json"), "utf8")).version;
 
-// Pi must never reach the network. Adapters call onPayload before any I/O and we throw
-// there; this guard makes any other attempt fail loudly instead of leaving the machine.
+// No network, ever: request stages stop at onPayload, and this makes anything else fail loudly.
 const realFetch = globalThis.fetch;
 globalThis.fetch = (input, init) => {
 	const url = new URL(typeof input === "string" || input instanceof URL ? input : input.url);
@@ -41,13 +45,32 @@ const messages = await load("pi-coding-agent", "dist/core/messages.js");
 const agentSession = await load("pi-coding-agent", "dist/core/agent-session.js");
 const piAi = await load("pi-ai", "dist/index.js");
 
-const API_MODULES = {
-	"anthropic-messages": "dist/api/anthropic-messages.js",
-	"openai-completions": "dist/api/openai-completions.js",
-	"openai-responses": "dist/api/openai-responses.js",
-	"google-generative-ai": "dist/api/google-generative-ai.js",
+// Where each provider API's simple stream lives: dist/api/<api>.js (1.x) or the older
+// dist/providers/<file>.js with a per-provider export name (0.7x).
+const API_LOCATIONS = {
+	"anthropic-messages": [["dist/api/anthropic-messages.js", "streamSimple"], ["dist/providers/anthropic.js", "streamSimpleAnthropic"]],
+	"openai-completions": [["dist/api/openai-completions.js", "streamSimple"], ["dist/providers/openai-completions.js", "streamSimpleOpenAICompletions"]],
+	"openai-responses": [["dist/api/openai-responses.js", "streamSimple"], ["dist/providers/openai-responses.js", "streamSimpleOpenAIResponses"]],
+	"google-generative-ai": [["dist/api/google-generative-ai.js", "streamSimple"], ["dist/providers/google.js", "streamSimpleGoogle"]],
 };
-const STAGES = ["entries", "branch", "context", "projection", "llm", "prompt", "stats"];
+const apis = {};
+for (const [api, candidates] of Object.entries(API_LOCATIONS)) {
+	for (const [file, exportName] of candidates) {
+		if (!has("pi-ai", file)) continue;
+		const mod = await load("pi-ai", file);
+		if (typeof mod[exportName] === "function") {
+			apis[api] = mod[exportName];
+			break;
+		}
+	}
+}
+
+const proto = sessionManager.SessionManager.prototype;
+const STAGES = ["entries", "branch", "context"];
+if (typeof proto.buildSessionProjection === "function") STAGES.push("projection");
+STAGES.push("llm");
+if (typeof piAi.getCurrentSystemMessage === "function") STAGES.push("prompt");
+if (typeof agentSession.AgentSession?.prototype?.getSessionStats === "function") STAGES.push("stats");
 
 const scratch = mkdtempSync(join(tmpdir(), "pi-conformance-ref-"));
 const cwdDir = join(scratch, "cwd");
@@ -55,10 +78,8 @@ mkdirSync(cwdDir);
 process.chdir(cwdDir);
 process.on("exit", () => rmSync(scratch, { recursive: true, force: true }));
 
-/** JSON round trip, so outputs are exactly what Pi would serialise (undefined dropped, NaN -> null). */
 const plain = (value) => (value === undefined ? null : JSON.parse(JSON.stringify(value)));
 
-/** Pi reports the harness's private cwd where a header has none; report the runner's instead. */
 function replaceCwd(value, cwd) {
 	if (typeof value === "string") return value === cwdDir ? cwd : value;
 	if (Array.isArray(value)) return value.map((v) => replaceCwd(v, cwd));
@@ -88,10 +109,6 @@ function openCopy(sessionPath) {
 	}
 }
 
-function entriesStage(manager) {
-	return { header: plain(manager.getHeader()), entries: plain(manager.getEntries()) };
-}
-
 function branchStage(manager) {
 	const all = manager.getEntries();
 	const path = manager.getBranch().map((entry) => ({
@@ -108,7 +125,6 @@ function promptStage(llmMessages) {
 	return {
 		system: {
 			content: plain(system.content),
-			// Section order is Pi's behaviour (JS object and Map order): keep it as pairs.
 			sections: Object.entries(system.sections ?? {}).map(([name, value]) => [name, value]),
 			tools: plain(system.toolsAdded ?? []),
 			timestamp: plain(system.timestamp),
@@ -117,13 +133,17 @@ function promptStage(llmMessages) {
 	};
 }
 
-function statsStage(manager) {
-	// getSessionStats is an AgentSession method that reads only its session manager; a full
-	// AgentSession needs a model and auth. contextUsage needs a model, so it is left out.
+function statsStage(manager, getContext) {
+	// getSessionStats is an AgentSession method. 1.x reads this.sessionManager (all entries);
+	// 0.7x reads this.state.messages, which an opened AgentSession holds as the session's
+	// buildSessionContext().messages. The receiver offers both; each release uses its own.
 	const receiver = {
 		sessionManager: manager,
 		sessionFile: manager.getSessionFile(),
 		sessionId: manager.getSessionId(),
+		get state() {
+			return { messages: getContext().messages };
+		},
 		getContextUsage: () => undefined,
 	};
 	const stats = plain(agentSession.AgentSession.prototype.getSessionStats.call(receiver));
@@ -133,11 +153,12 @@ function statsStage(manager) {
 
 async function requestStage(api, llmMessages, request) {
 	if (!request?.model) throw new Error(`no model given for ${api} (options.request.models)`);
-	const mod = await load("pi-ai", API_MODULES[api]);
-	const context = piAi.normalizeContext({ messages: llmMessages });
+	const context = typeof piAi.normalizeContext === "function"
+		? piAi.normalizeContext({ messages: llmMessages })
+		: { messages: llmMessages };
 	let payload;
 	const captured = new Error("pi-conformance: payload captured");
-	const stream = mod.streamSimple(request.model, context, {
+	const stream = apis[api](request.model, context, {
 		apiKey: request.apiKey ?? "sk-test-key",
 		sessionId: request.sessionId ?? "sess-fixed",
 		maxRetries: 0,
@@ -149,8 +170,7 @@ async function requestStage(api, llmMessages, request) {
 	});
 	const final = await stream.result();
 	if (payload === undefined) {
-		const reason = final?.errorMessage ?? "the adapter never built a request";
-		return rejected(reason);
+		return rejected(final?.errorMessage ?? "the adapter never built a request");
 	}
 	return { output: payload };
 }
@@ -181,24 +201,23 @@ async function runCase(message) {
 		const getLlm = () => (llm ??= messages.convertToLlm(getContext().messages));
 		for (const stage of wanted) {
 			let result;
-			if (stage === "entries") result = need(() => entriesStage(manager));
-			else if (stage === "branch") result = need(() => branchStage(manager));
+			if (!STAGES.includes(stage) && !(stage.startsWith("request.") && apis[stage.slice(8)])) {
+				result = { skipped: `stage ${stage} is not available in this Pi release` };
+			} else if (stage === "entries") {
+				result = need(() => ({ header: plain(manager.getHeader()), entries: plain(manager.getEntries()) }));
+			} else if (stage === "branch") result = need(() => branchStage(manager));
 			else if (stage === "context") result = need(() => plain(getContext()));
 			else if (stage === "projection") {
-				result = need(() => {
-					const projection = manager.buildSessionProjection();
-					// messages, model and thinking level equal the context stage; not repeated.
-					return {
-						entries: projection.entries.map((e) => ({
-							sourceEntryId: e.sourceEntry?.id ?? null,
-							messages: plain(e.messages),
-						})),
-					};
-				});
+				result = need(() => ({
+					entries: manager.buildSessionProjection().entries.map((e) => ({
+						sourceEntryId: e.sourceEntry?.id ?? null,
+						messages: plain(e.messages),
+					})),
+				}));
 			} else if (stage === "llm") result = need(() => plain(getLlm()));
 			else if (stage === "prompt") result = need(() => promptStage(getLlm()));
-			else if (stage === "stats") result = need(() => statsStage(manager));
-			else if (stage.startsWith("request.") && API_MODULES[stage.slice(8)]) {
+			else if (stage === "stats") result = need(() => statsStage(manager, getContext));
+			else {
 				const api = stage.slice(8);
 				try {
 					result = await requestStage(api, getLlm(), {
@@ -208,7 +227,7 @@ async function runCase(message) {
 				} catch (error) {
 					result = rejected(error);
 				}
-			} else result = { skipped: `stage ${stage} is not implemented by the reference` };
+			}
 			if (result.output !== undefined) result.output = replaceCwd(result.output, cwd);
 			results[stage] = result;
 		}
@@ -219,32 +238,28 @@ async function runCase(message) {
 }
 
 function hello() {
+	const codingAgent = `${scope}/pi-coding-agent`;
 	const versions = {
-		"@earendil-works/pi-coding-agent": version("pi-coding-agent"),
-		"@earendil-works/pi-ai": version("pi-ai"),
-		"@earendil-works/pi-agent-core": version("pi-agent-core"),
+		[codingAgent]: version("pi-coding-agent"),
+		[`${scope}/pi-ai`]: version("pi-ai"),
+		[`${scope}/pi-agent-core`]: version("pi-agent-core"),
 		node: process.versions.node,
 	};
 	return {
 		protocol: PROTOCOL,
 		implementation: {
-			name: "pi-reference",
-			version: versions["@earendil-works/pi-coding-agent"],
+			name: codingAgent,
+			version: versions[codingAgent],
 			language: "javascript",
-			homepage: "https://www.npmjs.com/package/@earendil-works/pi-coding-agent",
-			issues: "https://github.com/earendil-works/pi/issues",
+			homepage: `https://www.npmjs.com/package/${codingAgent}`,
+			issues: scope === "@mariozechner" ? "https://github.com/badlogic/pi-mono/issues" : "https://github.com/earendil-works/pi/issues",
 			dependencies: versions,
 		},
-		capabilities: {
-			stages: [...STAGES, ...Object.keys(API_MODULES).map((api) => `request.${api}`)],
-		},
+		capabilities: { stages: [...STAGES, ...Object.keys(apis).map((api) => `request.${api}`)] },
 	};
 }
 
 const write = (obj) => process.stdout.write(`${JSON.stringify(obj)}\n`);
-
-// Requests are answered strictly in order: the next line is read only once the previous
-// answer is written, so a slow request cannot be overtaken.
 const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
 for await (const line of lines) {
 	if (!line.trim()) continue;
