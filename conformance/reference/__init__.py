@@ -67,7 +67,7 @@ class Installation:
         return out.stdout.strip().lstrip("v")
 
     def harness_command(self) -> list[str]:
-        return [str(self.node), str(HARNESS), str(self.prefix), "@earendil-works"]
+        return [str(self.node), str(HARNESS), str(self.prefix), "@earendil-works", "pi-reference"]
 
 
 def default_installation() -> Installation:

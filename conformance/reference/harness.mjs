@@ -10,7 +10,8 @@
 // given: every session is copied into a private temporary directory first, because Pi
 // migrates, rewrites and appends on open.
 //
-// Usage: node harness.mjs <prefix> <scope>   (the npm prefix holding Pi; e.g. @earendil-works)
+// Usage: node harness.mjs <prefix> <scope> [name]   (the npm prefix holding Pi; its npm scope,
+// e.g. @earendil-works; the name to give in hello, by default the coding agent's package name)
 
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -19,7 +20,7 @@ import { createInterface } from "node:readline";
 import { pathToFileURL } from "node:url";
 
 const PROTOCOL = 1;
-const [prefix, scope] = process.argv.slice(2);
+const [prefix, scope, helloName] = process.argv.slice(2);
 if (!prefix || !scope) {
 	process.stderr.write("usage: harness.mjs <npm prefix> <npm scope, e.g. @earendil-works>\n");
 	process.exit(2);
@@ -248,7 +249,7 @@ function hello() {
 	return {
 		protocol: PROTOCOL,
 		implementation: {
-			name: codingAgent,
+			name: helloName ?? codingAgent,
 			version: versions[codingAgent],
 			language: "javascript",
 			homepage: `https://www.npmjs.com/package/${codingAgent}`,
