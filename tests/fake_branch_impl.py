@@ -7,24 +7,15 @@ Used as ``python:tests.fake_branch_impl:buggy``.
 
 from __future__ import annotations
 
-import json
 from typing import Any
+
+from strategies.properties import parse_session
 
 
 def _branch(text: str, leaf_types: tuple[str, ...] | None) -> dict[str, Any]:
-    parsed = []
-    for line in text.split("\n"):
-        if not line.strip():
-            continue
-        try:
-            value = json.loads(line)
-        except ValueError:
-            continue
-        if value is not None:
-            parsed.append(value)
-    if not parsed or not isinstance(parsed[0], dict) or parsed[0].get("type") != "session":
+    header, entries = parse_session(text.encode())
+    if header is None:
         return {"rejected": {"message": "Session file is not a valid pi session"}}
-    entries = [e for e in parsed[1:] if not (isinstance(e, dict) and e.get("type") == "session")]
     by_id = {e.get("id"): e for e in entries if isinstance(e, dict)}
     candidates = [e for e in entries if isinstance(e, dict)
                   and (leaf_types is None or e.get("type") in leaf_types)]

@@ -5,27 +5,13 @@ agrees with Pi; ``buggy`` has a planted bug the seed warns about: it adds ``reas
 ``output``, counting reasoning twice. Hosted by python_host: python:stats_impl:buggy.
 """
 
-import json
 import math
 
-
-def parse(text):
-    values = []
-    for line in text.split("\n"):
-        if not line.strip():
-            continue
-        try:
-            value = json.loads(line)
-        except ValueError:
-            continue
-        if value is not None:
-            values.append(value)
-    return values[0], [v for v in values[1:]
-                       if not (isinstance(v, dict) and v.get("type") == "session")]
+from strategies.properties import parse_session
 
 
 def stats(text, bug):
-    header, entries = parse(text)
+    header, entries = parse_session(text.encode())
     counts = dict.fromkeys(("userMessages", "assistantMessages", "toolCalls", "toolResults",
                             "totalMessages"), 0)
     tokens = dict.fromkeys(("input", "output", "cacheRead", "cacheWrite"), 0)
@@ -75,7 +61,10 @@ class StatsImpl:
                 "capabilities": {"stages": ["stats"]}}
 
     def run(self, request):
-        return {"stats": {"output": stats(request["session"]["text"], self.bug)}}
+        text = request["session"]["text"]
+        if parse_session(text.encode())[0] is None:
+            return {"stats": {"rejected": {"message": "not a valid pi session"}}}
+        return {"stats": {"output": stats(text, self.bug)}}
 
 
 correct = StatsImpl(False)
