@@ -24,9 +24,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis.strategies import SearchStrategy
 
 import strategies as pis
-from conformance import protocol
-from conformance.implementations import PersistentImplementation, reference
-from conformance.stages import SESSION_STAGES
+from conformance.corpus.stages import SESSION_STAGES
+from conformance.implementations import protocol
+from conformance.implementations.transports import PersistentImplementation, reference
 
 OPTIONS = {"cwd": "/pi-conformance/cwd"}
 

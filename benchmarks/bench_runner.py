@@ -25,15 +25,15 @@ import tempfile
 import time
 from pathlib import Path
 
-from conformance import protocol
-from conformance.corpus import Corpus
-from conformance.execution import RunRequest, execute
-from conformance.implementations import (
+from conformance.corpus.cases import Corpus
+from conformance.implementations import protocol
+from conformance.implementations.transports import (
     Implementation,
     OneShotImplementation,
     PersistentImplementation,
     resolve,
 )
+from conformance.reporting.run import RunRequest, execute
 
 HERE = Path(__file__).resolve().parent
 NULL = [sys.executable, str(HERE / "null_impl.py")]
@@ -82,7 +82,7 @@ def per_case(impl: Implementation, batch: list[dict]) -> list[float]:
 
 def reference_oneshot() -> OneShotImplementation:
     """The reference harness driven one process per case (it reads to EOF, then exits)."""
-    from conformance import reference as ref
+    from conformance.implementations import reference as ref
 
     home = Path(tempfile.mkdtemp(prefix="pi-conformance-bench-home-"))
     (home / "agent").mkdir()

@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 
 PACKAGE_DIR = Path(__file__).resolve().parent
-REFERENCE_DIR = PACKAGE_DIR / "reference"
+REFERENCE_DIR = PACKAGE_DIR / "implementations" / "reference"
 SCHEMA_DIR = PACKAGE_DIR / "schemas"
 
 

@@ -56,8 +56,8 @@ class PiConformance:
     """One session's corpus, baseline, implementation and results."""
 
     def __init__(self, config: pytest.Config):
-        from conformance.baseline import Baseline
-        from conformance.corpus import Corpus
+        from conformance.corpus.cases import Corpus
+        from conformance.judging.baseline import Baseline
 
         self.config = config
         self.spec: str = config.getoption("pi_impl")
@@ -100,7 +100,7 @@ class PiConformance:
 
     def _started(self) -> Any:
         if self.implementation is None and self.start_error is None:
-            from conformance.implementations import resolve
+            from conformance.implementations.transports import resolve
 
             try:
                 implementation = resolve(self.spec)
@@ -119,7 +119,7 @@ class PiConformance:
         return self.results[key]
 
     def _run(self, case: Any) -> None:
-        from conformance.runner import Runner, RunSettings, Selection
+        from conformance.judging.runner import Runner, RunSettings, Selection
 
         implementation = self._started()
         stages = tuple(self.wanted.get(case.id, ())) or case.stages
@@ -150,7 +150,7 @@ class PiConformance:
             self._write_report(Path(report_path))
 
     def _write_report(self, path: Path) -> None:
-        from conformance import report as reports
+        from conformance.reporting import stream as reports
 
         hello = self.implementation.hello
         head = reports.header(hello.implementation, hello.raw.get("capabilities", {}),
@@ -210,7 +210,7 @@ class StageItem(pytest.Item):
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException],
                      style: Any = None) -> Any:
         if isinstance(excinfo.value, StageFailure):
-            from conformance.render import failure_lines
+            from conformance.reporting.render import failure_lines
 
             result = excinfo.value.result
             lines = failure_lines(result, limit=None)

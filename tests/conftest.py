@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.corpus import Corpus
+from conformance.corpus.cases import Corpus
 
 REPO = Path(__file__).resolve().parent.parent
 FAKES = Path(__file__).resolve().parent / "fakes"
@@ -87,7 +87,7 @@ class ReferenceRunner:
     """The real Pi, started once for a test module: ``outputs(session, stages)``."""
 
     def __init__(self, scratch: Path):
-        from conformance.implementations import reference
+        from conformance.implementations.transports import reference
 
         self.impl = reference()
         self.impl.start()
@@ -95,7 +95,7 @@ class ReferenceRunner:
         self.seq = 0
 
     def results(self, session: bytes, stages: list[str]) -> dict:
-        from conformance import protocol
+        from conformance.implementations import protocol
 
         self.seq += 1
         path = self.scratch / "session.jsonl"

@@ -6,9 +6,9 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from conformance.corpus import Corpus
-from conformance.implementations import Implementation, resolve
-from conformance.runner import Runner, RunSettings, Selection, StageResult
+from conformance.corpus.cases import Corpus
+from conformance.implementations.transports import Implementation, resolve
+from conformance.judging.runner import Runner, RunSettings, Selection, StageResult
 
 
 @dataclass

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.corpus import Corpus
-from conformance.golden import read_golden
-from conformance.stages import ALL_STAGES
+from conformance.corpus.cases import Corpus
+from conformance.corpus.goldens import read_golden
+from conformance.corpus.stages import ALL_STAGES
 
 HELLO = {"protocol": 1,
          "implementation": {"name": "fake-port", "version": "0.0.1", "language": "python"},

@@ -10,9 +10,9 @@ import io
 from pathlib import Path
 from typing import Any
 
-from conformance import report as reports
-from conformance.compare import Difference
-from conformance.runner import StageResult
+from conformance.judging.comparison import Difference
+from conformance.judging.runner import StageResult
+from conformance.reporting import stream as reports
 
 IMPLEMENTATION = {"name": "demo-port", "version": "2.1.0", "language": "rust",
                   "homepage": "https://example.org/demo-port"}

@@ -12,13 +12,18 @@ from pathlib import Path
 
 import pytest
 
-from conformance import protocol
-from conformance.adapters import KNOWN, lookup
-from conformance.adapters.install import AdapterInstallError, NpmPrefix, Virtualenv, pins_sha256
-from conformance.corpus import Corpus
+from conformance.corpus.cases import Corpus
 from conformance.errors import ConformanceError
-from conformance.implementations import resolve
-from conformance.runner import Runner, RunSettings, Selection
+from conformance.implementations import protocol
+from conformance.implementations.known import KNOWN, lookup
+from conformance.implementations.known.install import (
+    AdapterInstallError,
+    NpmPrefix,
+    Virtualenv,
+    pins_sha256,
+)
+from conformance.implementations.transports import resolve
+from conformance.judging.runner import Runner, RunSettings, Selection
 
 
 def test_lookup_by_name_and_version():

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.baseline import Baseline, KnownFailure, counts_as_failure
 from conformance.errors import ConformanceError
+from conformance.judging.baseline import Baseline, KnownFailure, counts_as_failure
 
 GOOD = """
 # known failures of the fake

@@ -15,10 +15,10 @@ import report_fixtures
 from click.testing import CliRunner
 
 from conformance import jsonio
-from conformance._cli import main
 from conformance._paths import SCHEMA_DIR
-from conformance.baseline import Baseline, BaselineError, render
-from conformance.report import read_report
+from conformance.cli.main import main
+from conformance.judging.baseline import Baseline, BaselineError, render
+from conformance.reporting.stream import read_report
 
 WRONG_FAILURES = [("traps.two-timestamps", "context"), ("traps.two-timestamps", "stats"),
                   ("traps.two-timestamps-again", "context"),

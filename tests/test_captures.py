@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from conformance.captures.run import case_directory, differences, produce, select
-from conformance.corpus import Corpus
+from conformance.corpus.cases import Corpus
+from conformance.maintenance.captures.run import case_directory, differences, produce, select
 
 pytestmark = pytest.mark.reference
 
@@ -165,7 +165,7 @@ def test_events_golden_is_what_pi_persisted(name: str):
 @pytest.mark.parametrize("name", ["completions-tool-call", "anthropic-abort",
                                   "responses-reasoning-tool", "completions-compact"])
 def test_a_scenario_regenerates_identically(name: str):
-    from conformance.reference import default_installation, require_installation
+    from conformance.implementations.reference import default_installation, require_installation
 
     if not default_installation().is_complete():
         pytest.skip("the pinned Pi is not installed (pi-conformance reference install)")
@@ -174,7 +174,7 @@ def test_a_scenario_regenerates_identically(name: str):
 
 
 def test_capture_files_are_present_for_every_scenario():
-    from conformance.captures.store import CAPTURE_FILES
+    from conformance.maintenance.captures.store import CAPTURE_FILES
 
     for scenario in SCENARIOS:
         missing = [f for f in CAPTURE_FILES if not (scenario.directory / f).is_file()]

@@ -8,7 +8,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from conformance._cli import main
+from conformance.cli.main import main
 
 CASE = "cases/small/beta"
 
@@ -137,7 +137,7 @@ def test_the_reference_not_installed(corpus_dir, tmp_path):
 
 
 def test_node_missing_from_the_reference(corpus_dir, tmp_path):
-    from conformance import reference
+    from conformance.implementations import reference
 
     prefix = tmp_path / "cache" / "reference" / reference.lock_sha256()[:16]
     (prefix / "node_modules" / ".bin").mkdir(parents=True)
@@ -196,12 +196,12 @@ def test_an_interrupted_run_keeps_what_it_had_and_kills_the_implementation(corpu
 
     from helpers import live_group_members
 
-    from conformance.report import ReportError, read_report
+    from conformance.reporting.stream import ReportError, read_report
 
     report = tmp_path / "report.jsonl"
     pid_file = tmp_path / "pid"
     spec = fake("hanging", "--on", "small.delta")
-    command = [sys.executable, "-c", "from conformance._cli import main; main()", "run",
+    command = [sys.executable, "-c", "from conformance.cli.main import main; main()", "run",
                "--impl", spec, "--corpus", str(corpus_dir), "-q", "--report", str(report)]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                text=True, env={**os.environ, "FAKE_PID_FILE": str(pid_file)})

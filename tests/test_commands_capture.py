@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from conformance._cli import main
 from conformance._paths import corpus_root
+from conformance.cli.main import main
 
 SCENARIO = "completions-text"
 

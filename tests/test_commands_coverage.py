@@ -7,7 +7,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from conformance._cli import main
+from conformance.cli.main import main
 from tests.corpus_builder import CLAUSES, write_corpus
 
 

@@ -10,7 +10,7 @@ import report_fakes
 import report_fixtures
 from click.testing import CliRunner
 
-from conformance._cli import main
+from conformance.cli.main import main
 
 
 def cli(*args: str):
@@ -36,7 +36,7 @@ def test_render_writes_each_format_and_exits_1_for_a_failed_run(tmp_path, output
 
 
 def test_render_of_a_passing_run_exits_0(tmp_path):
-    from conformance.runner import StageResult
+    from conformance.judging.runner import StageResult
 
     report = report_fixtures.write(tmp_path / "r.jsonl",
                                    result_list=[StageResult("a.b", "context", "pass")])

@@ -1,4 +1,4 @@
-from conformance.compare import differences, json_path
+from conformance.judging.comparison import differences, json_path
 
 
 def test_equal_values_have_no_differences_whatever_the_key_order():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conformance.corpus import Corpus
+from conformance.corpus.cases import Corpus
 from tests.corpus_builder import CLAUSES, write_corpus
 
 

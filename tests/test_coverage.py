@@ -9,9 +9,9 @@ import pytest
 
 from conformance import jsonio
 from conformance._paths import SCHEMA_DIR
-from conformance.corpus import Corpus
-from conformance.coverage import compute
-from conformance.stages import ALL_STAGES
+from conformance.corpus.cases import Corpus
+from conformance.corpus.stages import ALL_STAGES
+from conformance.maintenance.coverage import compute
 from tests.corpus_builder import CLAUSES, write_corpus
 
 

@@ -9,11 +9,11 @@ import report_fixtures
 from click.testing import CliRunner
 
 from conformance import jsonio
-from conformance._cli import main
 from conformance._paths import SCHEMA_DIR
-from conformance.compare import Difference
-from conformance.diff import compare, text
-from conformance.runner import StageResult
+from conformance.cli.main import main
+from conformance.judging.comparison import Difference
+from conformance.judging.runner import StageResult
+from conformance.reporting.rundiff import compare, text
 
 BEFORE = [
     StageResult("a.case", "entries", "pass"),

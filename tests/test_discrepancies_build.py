@@ -9,9 +9,9 @@ import jsonschema
 import pytest
 from click.testing import CliRunner
 
-from conformance._cli import main
 from conformance._paths import SCHEMA_DIR, corpus_root
-from conformance.discrepancies.build import merge_same_reproduction
+from conformance.cli.main import main
+from conformance.maintenance.discrepancies.build import merge_same_reproduction
 
 pytestmark = pytest.mark.reference
 
@@ -124,8 +124,8 @@ def test_merge_keeps_the_smallest_reproducer_and_unites_cases():
 
 
 def test_older_pi_releases_are_recognised_by_package_or_dependency():
-    from conformance.discrepancies.build import is_older_pi
-    from conformance.discrepancies.grouping import Target
+    from conformance.maintenance.discrepancies.build import is_older_pi
+    from conformance.maintenance.discrepancies.grouping import Target
 
     def target(name, version, deps=None):
         t = Target(key="t", name=name, versions=[version])
@@ -142,10 +142,10 @@ def test_older_pi_releases_are_recognised_by_package_or_dependency():
 
 
 def test_older_pi_releases_in_the_reports_say_whether_a_record_is_theirs_too():
-    from conformance.corpus import Corpus
-    from conformance.discrepancies import records
-    from conformance.discrepancies.build import _add_older_releases
-    from conformance.discrepancies.grouping import Target
+    from conformance.corpus.cases import Corpus
+    from conformance.maintenance.discrepancies import records
+    from conformance.maintenance.discrepancies.build import _add_older_releases
+    from conformance.maintenance.discrepancies.grouping import Target
 
     record = next(r for r in records.load_records(Corpus()) if r.id == "leaf-is-last-line")
     key = (record.check["case"], record.check["stage"])

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conformance.discrepancies import drafts
+from conformance.maintenance.discrepancies import drafts
 
 
 def failure_entry(**extra):

@@ -5,10 +5,10 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-from conformance import report as reports
-from conformance.compare import Difference
-from conformance.discrepancies import grouping
-from conformance.runner import StageResult
+from conformance.judging.comparison import Difference
+from conformance.judging.runner import StageResult
+from conformance.maintenance.discrepancies import grouping
+from conformance.reporting import stream as reports
 
 
 def write_report(path: Path, results: list[StageResult], *, name: str = "port",

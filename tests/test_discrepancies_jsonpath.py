@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.compare import json_path
-from conformance.discrepancies import jsonpath
 from conformance.errors import ConformanceError
+from conformance.judging.comparison import json_path
+from conformance.maintenance.discrepancies import jsonpath
 
 VALUE = {"messages": [{"role": "user", "content": [{"text": "a"}]}, {"odd key": 1}],
          "leafId": None}

@@ -6,11 +6,11 @@ import dataclasses
 
 import pytest
 
-from conformance.corpus import Corpus
-from conformance.discrepancies import records
-from conformance.discrepancies.shipped_docs import ShippedDocs
+from conformance.corpus.cases import Corpus
+from conformance.corpus.goldens import read_golden
 from conformance.errors import CorpusError
-from conformance.golden import read_golden
+from conformance.maintenance.discrepancies import records
+from conformance.maintenance.discrepancies.shipped_docs import ShippedDocs
 
 
 @pytest.fixture(scope="module")
@@ -103,7 +103,7 @@ def test_an_undocumented_rule_is_resolved_once_the_docs_mention_it(all_records):
 @pytest.mark.reference
 def test_records_hold_against_the_real_pi_and_its_shipped_docs(corpus, all_records):
     """Every record's check, on a fresh run of the real Pi: open, or resolved as recorded."""
-    from conformance.regenerate import ReferenceSession
+    from conformance.maintenance.regenerate import ReferenceSession
 
     docs = ShippedDocs.of_reference()
     cases = {c.id: c for c in corpus.cases}

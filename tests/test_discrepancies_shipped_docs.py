@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conformance.discrepancies.shipped_docs import ShippedDocs
+from conformance.maintenance.discrepancies.shipped_docs import ShippedDocs
 
 DOC = """# Title
 

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from conformance.discrepancies.shrink import Oracle, ddmin, shrink
-from conformance.implementations import resolve
+from conformance.implementations.transports import resolve
+from conformance.maintenance.discrepancies.shrink import Oracle, ddmin, shrink
 
 HEADER = {"type": "session", "version": 3, "id": "s", "timestamp": "2024-01-01T00:00:00.000Z",
           "cwd": "/p"}
@@ -128,7 +128,7 @@ def test_a_rejected_session_does_not_poison_later_oracles():
 
 
 def test_a_partial_claim_compares_only_the_claimed_fields():
-    from conformance.discrepancies.shrink import project_fields
+    from conformance.maintenance.discrepancies.shrink import project_fields
 
     stats = {"tokens": {"input": 1, "output": 2, "total": 3}, "cost": 0.5, "userMessages": 4}
     assert project_fields(stats, ("tokens.input", "cost", "tokens.nope", "nope.deep")) == {

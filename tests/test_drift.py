@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import jsonschema
 
-from conformance import drift, jsonio
+from conformance import jsonio
 from conformance._paths import SCHEMA_DIR
-from conformance.adapters import lookup
-from conformance.corpus import Corpus
-from conformance.matrix import Column
-from conformance.report import Report
+from conformance.corpus.cases import Corpus
+from conformance.implementations.known import lookup
+from conformance.reporting import drift
+from conformance.reporting.matrix import Column
+from conformance.reporting.stream import Report
 
 CASE = "traps.two-timestamps"
 

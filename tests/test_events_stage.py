@@ -8,8 +8,8 @@ from pathlib import Path
 
 from helpers import run_spec
 
-from conformance.corpus import Corpus
-from conformance.runner import Selection
+from conformance.corpus.cases import Corpus
+from conformance.judging.runner import Selection
 
 READER = Path(__file__).parent / "fakes" / "events_reader.py"
 

@@ -6,8 +6,8 @@ import pytest
 from helpers import live_group_members
 
 from conformance.errors import ConformanceError, CorpusError
-from conformance.execution import RunRequest, execute
-from conformance.report import read_report
+from conformance.reporting.run import RunRequest, execute
+from conformance.reporting.stream import read_report
 
 
 def test_a_run_writes_a_complete_report_stream(corpus, fake, tmp_path):

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from conformance.captures.fake_provider import FakeProvider
-from conformance.captures.script import Block, Turn, Usage
+from conformance.maintenance.captures.fake_provider import FakeProvider
+from conformance.maintenance.captures.script import Block, Turn, Usage
 
 TOOL = Block("tool_call", id="call_1", name="read", arguments={"path": "a.txt"})
 TEXT = Block("text", text="Hello there")

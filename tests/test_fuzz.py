@@ -6,11 +6,18 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from conformance._cli import main
-from conformance.corpus import Corpus
+from conformance.cli.main import main
+from conformance.corpus.cases import Corpus
 from conformance.errors import ConformanceError
-from conformance.fuzz import Differential, Finding, fuzz, fuzz_sessions, judge, write_candidate
-from conformance.implementations import python_callable, reference
+from conformance.implementations.transports import python_callable, reference
+from conformance.maintenance.fuzz import (
+    Differential,
+    Finding,
+    fuzz,
+    fuzz_sessions,
+    judge,
+    write_candidate,
+)
 
 FAKES = Path(__file__).resolve().parent / "fakes"
 HEADER = b'{"type":"session","version":3,"id":"s","timestamp":"2024-01-01T00:00:00.000Z"}\n'

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from conformance.corpus import Corpus
-from conformance.execution import RunRequest, execute
+from conformance.corpus.cases import Corpus
+from conformance.reporting.run import RunRequest, execute
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "go-adapter"
 

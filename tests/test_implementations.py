@@ -9,13 +9,13 @@ import pytest
 from conftest import FAKES
 
 from conformance.errors import ConformanceError, ImplementationError
-from conformance.implementations import (
+from conformance.implementations.protocol import hello_request
+from conformance.implementations.python_host import answer_to, encode
+from conformance.implementations.transports import (
     OneShotImplementation,
     PersistentImplementation,
     resolve,
 )
-from conformance.implementations.python_host import answer_to, encode
-from conformance.protocol import hello_request
 
 
 def test_resolve_knows_every_kind_of_spec():

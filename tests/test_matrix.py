@@ -7,12 +7,13 @@ import json
 import jsonschema
 import pytest
 
-from conformance import jsonio, matrix
+from conformance import jsonio
 from conformance._paths import SCHEMA_DIR
-from conformance.adapters import lookup
-from conformance.corpus import Corpus
+from conformance.corpus.cases import Corpus
 from conformance.errors import ConformanceError
-from conformance.report import Report
+from conformance.implementations.known import lookup
+from conformance.reporting import matrix
+from conformance.reporting.stream import Report
 
 CASE = "traps.two-timestamps"
 
@@ -100,7 +101,7 @@ def test_select_entries_keeps_registry_order_and_rejects_unknown_names():
 
 @pytest.mark.reference
 def test_a_real_matrix_run_writes_reports_matrix_and_drift(tmp_path):
-    from conformance.drift import drift_data, write_drift
+    from conformance.reporting.drift import drift_data, write_drift
 
     corpus = Corpus()
     cases = corpus.select(["traps.two-timestamps", "stats.*"])[:4]

@@ -1,4 +1,4 @@
-from conformance.normalize import input_strings, normalize
+from conformance.corpus.normalization import input_strings, normalize
 
 
 def test_input_strings_reads_parsed_lines_and_scans_broken_ones():

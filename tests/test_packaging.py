@@ -32,8 +32,9 @@ def test_every_corpus_file_is_in_the_wheel(wheel_names):
 
 
 def test_reference_and_schemas_are_in_the_wheel(wheel_names):
-    for name in ("conformance/reference/harness.mjs", "conformance/reference/package-lock.json",
-                 "conformance/reference/package.json", "conformance/reference/models.mjs",
+    reference = "conformance/implementations/reference"
+    for name in (f"{reference}/harness.mjs", f"{reference}/package-lock.json",
+                 f"{reference}/package.json", f"{reference}/models.mjs",
                  "conformance/schemas/case.schema.json",
                  "conformance/schemas/protocol/run-response.json"):
         assert name in wheel_names

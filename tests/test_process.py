@@ -128,9 +128,9 @@ def test_kill_takes_the_whole_process_group():
 
 MEASURE = """
 import resource, sys
-from conformance.corpus import Corpus
-from conformance.implementations import resolve
-from conformance.runner import Runner, RunSettings, Selection
+from conformance.corpus.cases import Corpus
+from conformance.implementations.transports import resolve
+from conformance.judging.runner import Runner, RunSettings, Selection
 corpus = Corpus(__import__("pathlib").Path(sys.argv[1]))
 impl = resolve(sys.argv[2])
 impl.start()

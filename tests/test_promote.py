@@ -6,13 +6,13 @@ import pytest
 from click.testing import CliRunner
 from conftest import make_corpus
 
-from conformance._cli import main
-from conformance.corpus import Corpus
+from conformance.cli.main import main
+from conformance.corpus.cases import Corpus
+from conformance.corpus.goldens import read_golden
 from conformance.errors import ConformanceError
-from conformance.fuzz import Finding, write_candidate
-from conformance.golden import read_golden
-from conformance.promote import case_id_for, promote
-from conformance.regenerate import freshness
+from conformance.maintenance.fuzz import Finding, write_candidate
+from conformance.maintenance.promote import case_id_for, promote
+from conformance.maintenance.regenerate import freshness
 
 SESSION = (b'{"type":"session","version":3,"id":"s","timestamp":"2024-01-01T00:00:00.000Z",'
            b'"cwd":"/p"}\n{"type":"message","id":"00000001","parentId":null,"timestamp":'

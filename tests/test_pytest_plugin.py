@@ -134,7 +134,7 @@ def test_a_bad_corpus_or_baseline_is_a_usage_error(pytester, setup, tmp_path):
 
 
 def test_the_plugin_can_write_the_canonical_report(pytester, setup, tmp_path):
-    from conformance.report import read_report
+    from conformance.reporting.stream import read_report
 
     out = tmp_path / "plugin.jsonl"
     run(pytester, setup, "wrong", "--pi-report", str(out))

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from conformance import protocol
-from conformance import reference as ref
 from conformance.errors import ReferenceMissing
-from conformance.implementations import reference
+from conformance.implementations import protocol
+from conformance.implementations import reference as ref
+from conformance.implementations.transports import reference
 
 pytestmark = pytest.mark.reference
 
@@ -76,7 +76,7 @@ def test_missing_header_cwd_reports_the_runners_cwd(harness, tmp_path):
 def test_requests_are_captured_without_touching_the_network(harness, tmp_path):
     session = tmp_path / "s.jsonl"
     session.write_text(SESSION.replace('"version":1', '"version":3'))
-    from conformance.corpus import Corpus
+    from conformance.corpus.cases import Corpus
 
     models = Corpus().models
     request = protocol.run_request(

@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from conformance import regenerate
-from conformance.corpus import Corpus
+from conformance.corpus.cases import Corpus
 from conformance.errors import ConformanceError
-from conformance.implementations import Timeout
+from conformance.implementations.transports import Timeout
+from conformance.maintenance import regenerate
 
 
 def make_corpus(root: Path, outcome: str) -> Corpus:
@@ -84,8 +84,8 @@ def test_same_verdict(tmp_path: Path, outcome: str, golden: str, answer: str, sa
 
 
 def test_staleness_keeps_fresh_goldens_and_names_what_changed(tmp_path: Path):
-    from conformance.golden import Golden, write_golden
-    from conformance.normalize import input_strings
+    from conformance.corpus.goldens import Golden, write_golden
+    from conformance.corpus.normalization import input_strings
 
     corpus = make_corpus(tmp_path, "required")
     case = corpus.cases[0]

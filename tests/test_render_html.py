@@ -6,8 +6,8 @@ import html.parser
 
 import report_fixtures
 
-from conformance.render_html import html as render_html
-from conformance.render_html import web_link
+from conformance.reporting.render_html import html as render_html
+from conformance.reporting.render_html import web_link
 
 
 class Elements(html.parser.HTMLParser):
@@ -70,7 +70,7 @@ def test_links_are_made_only_from_web_urls():
 
 
 def test_a_run_with_only_passes_shows_them_by_default():
-    from conformance.runner import StageResult
+    from conformance.judging.runner import StageResult
 
     report, _ = report_fixtures.build([StageResult("a.b", "context", "pass")])
     assert 'value="pass" checked' in render_html(report)

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 import report_fixtures
 
-from conformance.render_html import html as render_html
+from conformance.reporting.render_html import html as render_html
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "chrome")
 

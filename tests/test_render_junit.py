@@ -6,8 +6,8 @@ import xml.etree.ElementTree as ET
 
 import report_fixtures
 
-from conformance.render_junit import junit, xml_safe
-from conformance.runner import StageResult
+from conformance.judging.runner import StageResult
+from conformance.reporting.render_junit import junit, xml_safe
 
 KNOWN = {("compaction.basic", "context"): {"state": "known", "reason": "we drop the user turn",
                                            "issue": "https://example.org/issues/7"}}

@@ -7,7 +7,7 @@ import re
 
 import report_fixtures
 
-from conformance.render import markdown, md_fence, md_text
+from conformance.reporting.render import markdown, md_fence, md_text
 
 KNOWN = {("compaction.basic", "context"): {"state": "known", "reason": "we drop the user turn",
                                            "issue": "https://example.org/issues/7"}}
@@ -68,7 +68,7 @@ def test_stale_entries_and_known_failures_have_their_sections():
 
 
 def test_a_huge_run_is_cut_to_fit_a_step_summary():
-    from conformance.runner import StageResult
+    from conformance.judging.runner import StageResult
 
     many = [StageResult(f"case.{i:03}", "context", "fail", "1 difference(s)")
             for i in range(120)]

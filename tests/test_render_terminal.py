@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import report_fixtures
 
-from conformance.render import failure_lines, terminal_text
+from conformance.reporting.render import failure_lines, terminal_text
 
 KNOWN = {("compaction.basic", "context"): {"state": "known", "reason": "we drop the user turn",
                                            "issue": "https://example.org/issues/7"}}

@@ -13,10 +13,10 @@ import report_fakes
 import report_fixtures
 
 from conformance import jsonio
-from conformance import report as reports
 from conformance._paths import SCHEMA_DIR
-from conformance.corpus import Corpus
-from conformance.execution import RunRequest, execute
+from conformance.corpus.cases import Corpus
+from conformance.reporting import stream as reports
+from conformance.reporting.run import RunRequest, execute
 
 
 def validator(name: str) -> jsonschema.Draft202012Validator:
@@ -66,7 +66,7 @@ def test_a_real_run_writes_a_stream_valid_against_the_report_schema(corpus, tmp_
 
 
 def test_the_schema_knows_every_status_and_error_kind():
-    from conformance.runner import ERROR_KINDS, STATUSES
+    from conformance.judging.runner import ERROR_KINDS, STATUSES
 
     defs = jsonio.read_json(SCHEMA_DIR / "report.schema.json")["$defs"]
     assert tuple(defs["status"]["enum"]) == STATUSES
@@ -96,7 +96,7 @@ def test_fixture_reports_with_baseline_states_are_valid_too(tmp_path):
 
 @pytest.mark.reference
 def test_a_reference_run_is_valid_and_passes(tmp_path):
-    from conformance import reference as ref
+    from conformance.implementations import reference as ref
 
     if not ref.default_installation().is_complete():
         pytest.skip("the reference is not installed (pi-conformance reference install)")

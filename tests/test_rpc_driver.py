@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.captures.rpc_driver import CaptureError, RpcDriver
+from conformance.maintenance.captures.rpc_driver import CaptureError, RpcDriver
 
 STANDIN = textwrap.dedent('''
     import json, sys, time

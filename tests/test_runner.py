@@ -7,8 +7,8 @@ import time
 import pytest
 from helpers import live_group_members, run_spec
 
-from conformance.runner import Selection
-from conformance.stages import DEFAULT_STAGES
+from conformance.corpus.stages import DEFAULT_STAGES
+from conformance.judging.runner import Selection
 
 ALL = {"small.alpha", "small.beta", "small.gamma", "small.delta"}
 
@@ -47,7 +47,7 @@ def test_a_crash_is_an_error_for_its_case_only_and_the_process_is_restarted(corp
 def test_a_hung_process_is_killed_within_the_timeout_with_its_children(corpus, fake):
     spec = fake("hanging", "--on", "small.beta")
     pids = []
-    from conformance.implementations import PersistentImplementation
+    from conformance.implementations.transports import PersistentImplementation
 
     original = PersistentImplementation.run
 
@@ -177,7 +177,7 @@ def test_protocol_validation_catches_what_the_lenient_path_tolerates(corpus, fak
 
 def test_a_runner_bug_in_one_stage_is_a_harness_error_and_loses_nothing(corpus, fake,
                                                                          monkeypatch):
-    from conformance import runner as runner_module
+    from conformance.judging import runner as runner_module
 
     real = runner_module.differences
 
@@ -246,8 +246,8 @@ def test_a_failing_one_shot_case_is_an_error_for_that_case_alone(corpus, fake, m
 
 def test_hanging_where_pi_itself_misbehaves_is_info_and_spends_no_restart(corpus_dir, fake,
                                                                          monkeypatch):
-    from conformance import runner as runner_module
-    from conformance.corpus import Corpus
+    from conformance.corpus.cases import Corpus
+    from conformance.judging import runner as runner_module
 
     monkeypatch.setattr(runner_module, "MISBEHAVING_TIMEOUT", 0.5)
     meta = corpus_dir / "cases" / "small" / "beta" / "case.toml"

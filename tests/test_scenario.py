@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from conformance.captures.scenario import load_scenario
 from conformance.errors import CorpusError
+from conformance.maintenance.captures.scenario import load_scenario
 
 
 def write(tmp_path: Path, text: str) -> Path:

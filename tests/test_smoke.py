@@ -7,8 +7,8 @@ import sys
 import pytest
 from click.testing import CliRunner
 
-from conformance._cli import main
-from conformance.smoke import smoke
+from conformance.cli.main import main
+from conformance.judging.smoke import smoke
 
 
 def smoke_cli(corpus_dir, spec: str):

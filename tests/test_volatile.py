@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conformance.captures.volatile import SESSION_ID, Normalizer
+from conformance.maintenance.captures.volatile import SESSION_ID, Normalizer
 
 SANDBOX = "/tmp/pi-capture-x1"
 RAW_SESSION = [

@@ -23,8 +23,9 @@ from typing import Any
 
 import orjson
 
-from conformance import jsonio, protocol
+from conformance import jsonio
 from conformance.errors import ImplementationError, ProtocolViolation
+from conformance.implementations import protocol
 
 MAX_LINE = 64 * 1024 * 1024
 STDERR_TAIL = 64 * 1024

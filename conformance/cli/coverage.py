@@ -1,0 +1,80 @@
+"""``pi-conformance coverage``: the clause catalogue and the corpus, side by side.
+
+Terminal output is a set of rich tables for people; ``--format json`` is one object that
+follows ``schemas/coverage.schema.json``. ``--fail-uncovered`` turns any uncovered clause into
+exit code 1, for CI.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from conformance import jsonio
+from conformance.maintenance.coverage import Coverage, compute
+
+
+def _table(title: str, label: str, counts: dict[str, list[str]], total: int) -> Table:
+    table = Table(title=title, title_justify="left")
+    table.add_column(label)
+    table.add_column("cases", justify="right")
+    table.add_column("share", justify="right")
+    for name, cases in counts.items():
+        share = f"{100 * len(cases) / total:.0f}%" if total else "-"
+        style = "red" if not cases else None
+        table.add_row(name, str(len(cases)), share, style=style)
+    return table
+
+
+def render_terminal(coverage: Coverage, console: Console) -> None:
+    """Readable tables: clause files, stages, APIs, features, then what is missing."""
+    total = len(coverage.cases)
+    console.print(
+        f"[bold]{coverage.clauses_covered}/{len(coverage.clauses)}[/] clauses covered by "
+        f"[bold]{total}[/] case(s); {len(coverage.excluded)} documented rule(s) excluded "
+        f"from the catalogue; outcomes: "
+        + ", ".join(f"{name} {count}" for name, count in coverage.outcomes.items()))
+    files = Table(title="Clauses by catalogue file", title_justify="left")
+    for column in ("file", "clauses", "covered", "uncovered", "excluded"):
+        files.add_column(column, justify="left" if column == "file" else "right")
+    for item in coverage.files:
+        missing = item.total - item.covered
+        files.add_row(item.name, str(item.total), str(item.covered), str(missing),
+                      str(item.excluded), style="red" if missing else None)
+    console.print(files)
+    console.print(_table("Stages by cases", "stage", coverage.stages, total))
+    console.print(_table("APIs by cases", "api", coverage.apis, total))
+    console.print(_table("Features by cases", "feature", coverage.features, total))
+    if coverage.uncovered:
+        console.print(f"[bold red]{len(coverage.uncovered)} uncovered clause(s):[/]")
+        for clause in coverage.uncovered:
+            console.print(f"  {clause}", highlight=False)
+    else:
+        console.print("[green]every clause is cited by at least one case[/]")
+    for clause, cases in coverage.unknown_clauses.items():
+        console.print(f"[red]unknown clause[/] {clause} cited by {', '.join(cases)}",
+                      highlight=False)
+
+
+@click.command()
+@click.option("--format", "output_format", default="terminal", show_default=True,
+              type=click.Choice(["terminal", "json"]), help="Tables for people, or JSON.")
+@click.option("--fail-uncovered", is_flag=True,
+              help="Exit with 1 when a clause is not cited by any case.")
+@click.option("--corpus", "corpus_path", type=click.Path(path_type=Path, file_okay=False),
+              help="A corpus directory (default: the one shipped with pi-conformance).")
+def coverage(output_format: str, fail_uncovered: bool, corpus_path: Path | None) -> None:
+    """Clauses, stages, features and APIs by the cases that cover them."""
+    from conformance.cli.support import friendly_errors, load_corpus
+
+    with friendly_errors():
+        result = compute(load_corpus(corpus_path))
+    if output_format == "json":
+        click.echo(jsonio.dumps_pretty(result.to_json()), nl=False)
+    else:
+        render_terminal(result, Console(highlight=False))
+    sys.exit(1 if fail_uncovered and (result.uncovered or result.unknown_clauses) else 0)

@@ -1,0 +1,136 @@
+"""Commands that work on finished reports: ``render``, ``diff`` and ``baseline --write``.
+
+Also the ``run`` options that render a run's report to several files at once
+(``--junit``, ``--html``, ``--markdown``), so CI needs one run for every artifact.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+from conformance.errors import ConformanceError
+
+EXIT_FAILED = 1
+
+report_argument = click.Path(path_type=Path, dir_okay=False, exists=False)
+
+
+def _friendly(fn: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from conformance.cli.support import friendly_errors
+
+        with friendly_errors():
+            return fn(*args, **kwargs)
+
+    return wrapper
+
+
+def write_text(path: Path, text: str) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise ConformanceError(f"cannot write: {exc.strerror}", path=path) from None
+
+
+def output_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``--junit/--html/--markdown FILE`` for ``run``, gathered into one ``outputs`` dict."""
+    formats = (("junit", "JUnit XML"), ("html", "a self-contained HTML report"),
+               ("markdown", "Markdown (e.g. $GITHUB_STEP_SUMMARY)"))
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        kwargs["outputs"] = {name: kwargs.pop(f"{name}_path") for name, _ in formats
+                             if kwargs.get(f"{name}_path") is not None}
+        for name, _ in formats:
+            kwargs.pop(f"{name}_path", None)
+        return fn(*args, **kwargs)
+
+    for name, what in reversed(formats):
+        wrapper = click.option(f"--{name}", f"{name}_path", metavar="FILE",
+                               type=click.Path(path_type=Path, dir_okay=False),
+                               help=f"Also write {what} here.")(wrapper)
+    return wrapper
+
+
+def write_outputs(report: Any, outputs: dict[str, Path]) -> None:
+    """Render ``report`` once per requested format; errors are ConformanceErrors."""
+    from conformance.reporting.render import renderer
+
+    for output_format, path in outputs.items():
+        write_text(path, renderer(output_format)(report))
+
+
+@click.command()
+@click.argument("report_path", metavar="REPORT.jsonl", type=report_argument)
+@click.option("--format", "output_format", default="terminal", show_default=True,
+              type=click.Choice(["terminal", "markdown", "junit", "html", "json"]),
+              help="terminal text, Markdown, JUnit XML, HTML, or the JSON summary.")
+@click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False),
+              help="Write here instead of stdout.")
+@_friendly
+def render(report_path: Path, output_format: str, output: Path | None) -> None:
+    """Render a run's JSON-lines report; exit code 1 if that run failed."""
+    from conformance.reporting.render import render_stdout, renderer
+    from conformance.reporting.stream import read_report
+
+    report = read_report(report_path)
+    if output is not None:
+        write_text(output, renderer(output_format)(report))
+    else:
+        render_stdout(report, output_format)
+    sys.exit(EXIT_FAILED if report.failed() else 0)
+
+
+@click.command("diff")
+@click.argument("before", metavar="A.jsonl", type=report_argument)
+@click.argument("after", metavar="B.jsonl", type=report_argument)
+@click.option("--format", "output_format", default="text", show_default=True,
+              type=click.Choice(["text", "json"]), help="For people, or schemas/diff.schema.json.")
+@_friendly
+def diff(before: Path, after: Path, output_format: str) -> None:
+    """What changed from run A to run B; exit code 1 if B has new failures."""
+    from conformance.reporting import rundiff as diffs
+    from conformance.reporting.stream import read_report
+
+    result = diffs.compare(read_report(before), read_report(after))
+    if output_format == "json":
+        click.echo(json.dumps(result, indent=2, ensure_ascii=False))
+    else:
+        click.echo(diffs.text(result), nl=False)
+    sys.exit(EXIT_FAILED if result["new_failures"] else 0)
+
+
+@click.command()
+@click.option("--write", "report_path", required=True, metavar="REPORT.jsonl",
+              type=report_argument, help="Write a baseline listing this report's failures.")
+@click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False),
+              help="The baseline file to write (default: stdout).")
+@click.option("--keep", "previous", type=click.Path(path_type=Path, dir_okay=False),
+              help="An older baseline whose reasons and issue links are kept.")
+@_friendly
+def baseline(report_path: Path, output: Path | None, previous: Path | None) -> None:
+    """Write a known-failures file for run --baseline from a report's failures."""
+    from conformance.judging import baseline as baselines
+    from conformance.reporting.stream import read_report
+
+    report = read_report(report_path)
+    old = baselines.Baseline.load(previous) if previous is not None else None
+    text = baselines.render(report.sorted_results(), old)
+    if output is None:
+        click.echo(text, nl=False)
+    else:
+        write_text(output, text)
+        count = sum(1 for r in report.results if r["status"] in baselines.FAILING)
+        click.echo(f"wrote {count} known failure(s) to {output}", err=True)
+
+
+COMMANDS = (render, diff, baseline)

@@ -1,0 +1,166 @@
+"""The registry of known implementations: name@version -> how to install it and start it.
+
+Each adapter lives in its own directory beside this file, with what pins it (an npm lockfile
+or a requirements file) and the code that wires the implementation to protocol v1. It is
+installed on first use into its own prefix under the cache (install.py), never shared.
+``--impl NAME@VERSION`` (or just ``NAME`` when one version is known) resolves here; the
+matrix runs every entry of ``KNOWN``. docs/adapters.md explains how to add one.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from conformance.errors import ConformanceError
+from conformance.implementations.known.install import (
+    AdapterInstallError,
+    Installed,
+    NpmPrefix,
+    Virtualenv,
+)
+
+ADAPTERS_DIR = Path(__file__).resolve().parent
+
+__all__ = ["KNOWN", "AdapterInstallError", "Entry", "lookup"]
+
+
+def _print_progress(name: str) -> Callable[[str], None]:
+    """Install progress on stderr: a line per 20 fetches, every line when not a terminal."""
+    count = 0
+
+    def on_line(line: str) -> None:
+        nonlocal count
+        count += 1
+        if not sys.stderr.isatty() or count % 20 == 0:
+            print(f"  [{name} install] {line[-110:]}", file=sys.stderr, flush=True)
+
+    return on_line
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One implementation the suite knows how to install and run."""
+
+    name: str
+    version: str
+    summary: str
+    language: str
+    claims: str  # which stages, in words (the hello answer is the authority)
+    installer: NpmPrefix | Virtualenv | None = None  # None: the reference (its own install)
+    command: Callable[[Path], list[str]] = field(default=lambda prefix: [], repr=False)
+    needs_reference: bool = False
+
+    @property
+    def spec(self) -> str:
+        return f"{self.name}@{self.version}"
+
+    def is_installed(self) -> bool:
+        if self.installer is None:
+            from conformance.implementations import reference as ref
+
+            return ref.default_installation().is_complete()
+        return self.installer.is_installed()
+
+    def install(self, *, force: bool = False,
+                on_line: Callable[[str], None] | None = None) -> Installed:
+        """Install on demand (idempotent): the reference too when this adapter needs it."""
+        if self.installer is None or self.needs_reference:
+            from conformance.implementations import reference as ref
+
+            installation = ref.default_installation()
+            if not installation.is_complete():
+                print(f"{self.spec} needs the reference Pi: installing it into "
+                      f"{installation.prefix}", file=sys.stderr, flush=True)
+                ref.install(on_line=on_line or _print_progress("reference"))
+            if self.installer is None:
+                return Installed(installation.prefix, 0.0)
+        assert self.installer is not None
+        if not self.installer.is_installed() or force:
+            print(f"installing {self.spec} into {self.installer.prefix} (first use)",
+                  file=sys.stderr, flush=True)
+        done = self.installer.install(force=force, on_line=on_line or _print_progress(self.spec))
+        if done.seconds:
+            print(f"installed {self.spec} in {done.seconds:.1f}s", file=sys.stderr, flush=True)
+        return done
+
+    def implementation(self):  # type: ignore[no-untyped-def]
+        """A PersistentImplementation of this entry, installed first if need be."""
+        from conformance.implementations.transports import PersistentImplementation, reference
+
+        if self.installer is None:
+            impl = reference()
+            impl.spec = self.spec
+            return impl
+        installed = self.install()
+        from conformance.implementations.reference import sandbox_homes
+
+        setup, teardown = sandbox_homes()
+        return PersistentImplementation(self.spec, self.command(installed.prefix),
+                                        env=dict(os.environ), setup=setup, teardown=teardown)
+
+
+def _node(prefix: Path) -> str:
+    return str(prefix / "node_modules" / ".bin" / "node")
+
+
+def _pi_command(scope: str) -> Callable[[Path], list[str]]:
+    from conformance.implementations.reference import HARNESS
+
+    return lambda prefix: [_node(prefix), str(HARNESS), str(prefix), scope]
+
+
+def _pi_ai_python_command(prefix: Path) -> list[str]:
+    from conformance.implementations import reference as ref
+
+    front = ref.require_installation().harness_command()
+    return [str(prefix / "bin" / "python"), str(ADAPTERS_DIR / "pi-ai-python" / "adapter.py"),
+            "--", *front]
+
+
+def _ccusage_command(prefix: Path) -> list[str]:
+    return [_node(prefix), str(ADAPTERS_DIR / "ccusage-pi" / "adapter.mjs"), str(prefix)]
+
+
+KNOWN: tuple[Entry, ...] = (
+    Entry("pi", "1.6.0", "the reference: @earendil-works/pi-coding-agent 1.6.0", "javascript",
+          "every session stage and request.<api> (it writes the goldens)"),
+    Entry("pi", "1.0.3", "@earendil-works/pi-coding-agent 1.0.3 (npm override: "
+          "@earendil-works/chord ^1.0.3 was never published, pinned to 0.87.1)", "javascript",
+          "every session stage and request.<api>, as its exports allow",
+          NpmPrefix("pi-1.0.3", ADAPTERS_DIR / "pi-1.0.3"), _pi_command("@earendil-works")),
+    Entry("pi-mariozechner", "0.73.1", "the older upstream @mariozechner/pi-coding-agent 0.73.1",
+          "javascript", "entries, branch, context, llm, stats, request.<api> (no projection, "
+          "no system messages so no prompt)",
+          NpmPrefix("pi-mariozechner-0.73.1", ADAPTERS_DIR / "pi-mariozechner-0.73.1"),
+          _pi_command("@mariozechner")),
+    Entry("pi-ai-python", "1.6.0", "pi-ai-python from PyPI, a Python port of pi-ai", "python",
+          "prompt and request.<api>, on the LLM messages of the reference's llm stage "
+          "(it ports pi-ai only: no session layer)",
+          Virtualenv("pi-ai-python", ADAPTERS_DIR / "pi-ai-python"), _pi_ai_python_command,
+          needs_reference=True),
+    Entry("ccusage-pi", "18.0.11", "@ccusage/pi, a usage tracker, through its own CLI",
+          "javascript", "stats, partially: token totals and cost (no message counts)",
+          NpmPrefix("ccusage-pi", ADAPTERS_DIR / "ccusage-pi"), _ccusage_command),
+)
+
+
+def lookup(spec: str) -> Entry | None:
+    """The entry ``NAME@VERSION`` or ``NAME`` names; None if the name is unknown."""
+    name, _, version = spec.partition("@")
+    matches = [e for e in KNOWN if e.name == name]
+    if not matches:
+        return None
+    if version:
+        for entry in matches:
+            if entry.version == version:
+                return entry
+        raise ConformanceError(f"{name} {version} is not a known version; known: "
+                               + ", ".join(e.spec for e in matches))
+    if len(matches) > 1:
+        raise ConformanceError(f"{name} has several versions, say which: "
+                               + ", ".join(e.spec for e in matches))
+    return matches[0]

@@ -1,0 +1,1 @@
+"""Judging: an implementation's answers against the goldens, verdicts, baselines."""

@@ -1,0 +1,418 @@
+"""Run cases through an implementation and judge every stage against its golden.
+
+The runner never trusts the implementation: each case gets a fresh copy of its session, every
+wait is bounded, a crash or hang becomes an ``error`` result for that case (results already
+obtained are kept) and the implementation is restarted, up to a cap. Stages or features the
+implementation does not claim are ``skip``, never ``fail``.
+"""
+
+from __future__ import annotations
+
+import queue
+import shutil
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from conformance.corpus.cases import Case, Corpus
+from conformance.corpus.goldens import Golden, read_golden, read_goldens
+from conformance.corpus.normalization import input_strings
+from conformance.corpus.stages import api_of
+from conformance.errors import (
+    ConformanceError,
+    ImplementationError,
+    ProtocolViolation,
+    RunFailed,
+)
+from conformance.implementations import protocol
+from conformance.implementations.transports import Crashed, Implementation, Timeout
+from conformance.judging.comparison import Difference, differences
+
+# pass: matches the golden. fail: differs where Pi's behaviour is required. error: no usable
+# answer (crash, hang, malformed answer, or the implementation reported an error).
+# skip: not applicable. info: an answer where nothing is required (implementation-defined,
+# or Pi itself misbehaves), with its differences for reference.
+STATUSES = ("pass", "fail", "error", "skip", "info")
+
+# Why an ``error`` is an error, so that harness and protocol trouble is never mistaken for a
+# wrong answer: timeout and crash (the process hung or died), protocol (garbage, out of order,
+# malformed or over-long answers, schema violations), implementation (it reported an error
+# itself), harness (the runner's own trouble), not-run (abandoned after the restart cap).
+ERROR_KINDS = ("timeout", "crash", "protocol", "implementation", "harness", "not-run")
+
+
+def error_kind(exc: BaseException) -> str:
+    if isinstance(exc, Timeout):
+        return "timeout"
+    if isinstance(exc, Crashed):
+        return "crash"
+    if isinstance(exc, ProtocolViolation):
+        return "protocol"
+    if isinstance(exc, (RunFailed, ImplementationError)):
+        return "implementation"
+    return "harness"
+
+
+@dataclass
+class StageResult:
+    case: str
+    stage: str
+    status: str
+    message: str = ""
+    differences: list[Difference] = field(default_factory=list)
+    outcome: str = "required"
+    expected_kind: str | None = None
+    actual_kind: str | None = None
+    duration: float = 0.0
+    error_kind: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"case": self.case, "stage": self.stage, "status": self.status}
+        if self.error_kind:
+            data["error_kind"] = self.error_kind
+        if self.message:
+            data["message"] = self.message
+        if self.differences:
+            data["differences"] = [d.to_json() for d in self.differences]
+        data["outcome"] = self.outcome
+        if self.expected_kind:
+            data["expected"] = self.expected_kind
+        if self.actual_kind:
+            data["actual"] = self.actual_kind
+        data["duration"] = round(self.duration, 6)
+        return data
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Which cases and stages to run; empty means all.
+
+    ``stages`` and ``apis`` add up: ``--stage context --api openai-responses`` runs the
+    context stage and request.openai-responses; ``--api`` alone runs only request stages.
+    """
+
+    cases: tuple[str, ...] = ()
+    features: tuple[str, ...] = ()
+    stages: tuple[str, ...] = ()
+    apis: tuple[str, ...] = ()
+
+    def wants(self, stage: str) -> bool:
+        if not self.stages and not self.apis:
+            return True
+        return stage in self.stages or api_of(stage) in self.apis
+
+
+MISBEHAVING_TIMEOUT = 5.0
+
+
+@dataclass
+class RunSettings:
+    timeout: float = 30.0
+    max_restarts: int = 10
+    jobs: int = 1
+    validate_protocol: bool = False
+
+
+Planned = tuple[Case, list[str], list[StageResult]]
+_ABSENT = object()
+
+
+def project_fields(value: Any, paths: tuple[str, ...]) -> Any:
+    """Only the dotted ``paths`` of an object (absent ones stay absent): a partial claim."""
+    if not isinstance(value, dict):
+        return value
+    out: dict[str, Any] = {}
+    for path in paths:
+        source, target, keys = value, out, path.split(".")
+        for key in keys[:-1]:
+            source = source.get(key, _ABSENT) if isinstance(source, dict) else _ABSENT
+            target = target.setdefault(key, {})
+        found = source.get(keys[-1], _ABSENT) if isinstance(source, dict) else _ABSENT
+        if found is not _ABSENT:
+            target[keys[-1]] = found
+    return out
+
+
+def pending_messages(output: Any) -> list[int]:
+    """Positions of assistant messages still ``pending`` in an events-stage answer."""
+    messages = output.get("messages") if isinstance(output, dict) else None
+    if not isinstance(messages, list):
+        return []
+    return [i for i, m in enumerate(messages) if isinstance(m, dict)
+            and m.get("role") == "assistant" and m.get("stopReason") == "pending"]
+
+
+def judge(case: Case, stage: str, answer: dict[str, Any], known: frozenset[str],
+          golden: Golden | None = None, fields: tuple[str, ...] = ()) -> StageResult:
+    """One stage's verdict: the implementation's result (checked by protocol.check_run_answer)
+    against the golden.
+
+    ``fields``: the implementation claims only these output paths of the stage (hello
+    ``capabilities.fields``); the golden is cut down to them, the answer is not, so an answer
+    with more than it claims still fails.
+    """
+    golden = golden or read_golden(case, stage)
+    expected_kind, actual_kind = golden.kind, next(iter(answer))
+    result = StageResult(case.id, stage, "pass", outcome=case.outcome,
+                         expected_kind=expected_kind, actual_kind=actual_kind)
+    if actual_kind in ("error", "protocol-error"):
+        result.status, result.message = "error", str(answer[actual_kind]["message"])
+        result.error_kind = "implementation" if actual_kind == "error" else "protocol"
+        result.actual_kind = "error"
+        return result
+    if actual_kind == "skipped":
+        result.status = "skip"
+        result.message = f"the implementation skipped it: {answer['skipped']}"
+        return result
+    if expected_kind == "misbehaved":
+        result.status = "info"
+        result.message = f"Pi itself misbehaves here ({golden.result['misbehaved'].get('kind')})"
+        return result
+    if expected_kind != actual_kind:
+        result.status = "fail"
+        if expected_kind == "rejected":
+            result.message = ("Pi rejects this input (" + golden.result["rejected"]["message"]
+                              + "), the implementation answered it")
+        else:
+            result.message = ("the implementation rejected this input ("
+                              + str(answer["rejected"]["message"]) + "), Pi answers it")
+    elif expected_kind == "output":
+        expected = golden.result["output"]
+        if fields:
+            expected = project_fields(expected, fields)
+        result.differences = differences(expected, answer["output"], known)
+        if result.differences:
+            result.status = "fail"
+            result.message = f"{len(result.differences)} difference(s)"
+        if stage == "events" and pending_messages(answer["output"]):
+            result.status = "fail"
+            result.message = ("a pending assistant message would be persisted (positions "
+                              f"{pending_messages(answer['output'])}); Pi never persists one")
+        if fields:
+            result.message = (result.message + "; " if result.message else "") + \
+                "partial claim, compared only " + ", ".join(fields)
+    if result.status == "fail" and case.outcome != "required":
+        result.status = "info"
+    return result
+
+
+class _RestartBudget:
+    """The restart cap, shared by all workers of a run.
+
+    A restart after a case where Pi itself misbehaves is expected, so it is counted in
+    ``used`` but does not spend the cap.
+    """
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        self.used = 0
+        self.spent = 0
+        self.lock = threading.Lock()
+
+    def take(self, *, expected: bool = False) -> bool:
+        with self.lock:
+            if not expected:
+                if self.spent >= self.limit:
+                    return False
+                self.spent += 1
+            self.used += 1
+            return True
+
+
+class Runner:
+    def __init__(self, corpus: Corpus, settings: RunSettings | None = None):
+        self.corpus = corpus
+        self.settings = settings or RunSettings()
+        self.goldens: dict[tuple[str, str], Golden] = {}
+        self.restarts = 0
+        self.abandoned: str | None = None
+
+    def plan(self, hello: protocol.Hello, cases: Iterable[Case],
+             selection: Selection) -> list[Planned]:
+        """Per case, the stages to ask for and the skips decided without asking."""
+        planned = []
+        for case in cases:
+            ask, skipped = [], []
+            missing = (set(case.features) - hello.features) if hello.features is not None else set()
+            for stage in case.stages:
+                if not selection.wants(stage):
+                    continue
+                if stage not in hello.stages:
+                    skipped.append(StageResult(case.id, stage, "skip", "stage not claimed",
+                                               outcome=case.outcome))
+                elif missing:
+                    skipped.append(StageResult(
+                        case.id, stage, "skip",
+                        "feature(s) not claimed: " + ", ".join(sorted(missing)),
+                        outcome=case.outcome))
+                else:
+                    ask.append(stage)
+            if ask or skipped:
+                planned.append((case, ask, skipped))
+        return planned
+
+    def preflight(self, planned: list[Planned]) -> None:
+        """Read every golden the plan needs; a missing or broken one is a CorpusError."""
+        self.goldens.update(read_goldens(
+            (case, stage) for case, ask, _ in planned for stage in ask
+            if (case.id, stage) not in self.goldens))
+
+    def run(self, implementations: list[Implementation], cases: list[Case],
+            selection: Selection, emit: Callable[[StageResult], None],
+            planned: list[Planned] | None = None) -> None:
+        """Run ``cases`` on already started ``implementations`` (one per worker).
+
+        Every planned stage gets exactly one result, whatever the implementations do.
+        """
+        if planned is None:
+            planned = self.plan(implementations[0].hello, cases, selection)
+        self.preflight(planned)
+        work: queue.Queue[tuple[int, Planned]] = queue.Queue()
+        for item in enumerate(planned):
+            work.put(item)
+        lock = threading.Lock()
+        stop = threading.Event()
+
+        def locked_emit(result: StageResult) -> None:
+            with lock:
+                if not stop.is_set():  # after an interruption, the report is being closed
+                    emit(result)
+
+        budget = _RestartBudget(self.settings.max_restarts)
+        scratch = Path(tempfile.mkdtemp(prefix="pi-conformance-run-"))
+        try:
+            workers = [
+                threading.Thread(target=self._worker,
+                                 args=(impl, work, locked_emit, scratch, budget, stop),
+                                 daemon=True)
+                for impl in implementations
+            ]
+            for worker in workers:
+                worker.start()
+            try:
+                for worker in workers:
+                    worker.join()
+            except BaseException:  # Ctrl-C: keep what was emitted, emit nothing more
+                with lock:
+                    stop.set()
+                raise
+            # Whatever no worker could run (all gave up) is reported, never dropped.
+            reason = f"not run: {self.abandoned or 'no worker left'}"
+            while not work.empty():
+                _, (case, ask, skipped) = work.get_nowait()
+                for result in skipped:
+                    locked_emit(result)
+                for stage in ask:
+                    locked_emit(StageResult(case.id, stage, "error", reason,
+                                            outcome=case.outcome, error_kind="not-run"))
+        finally:
+            self.restarts += budget.used
+            shutil.rmtree(scratch, ignore_errors=True)
+
+    def _worker(self, impl: Implementation, work: queue.Queue[tuple[int, Planned]],
+                emit: Callable[[StageResult], None], scratch: Path,
+                budget: _RestartBudget, stop: threading.Event) -> None:
+        while not stop.is_set():
+            try:
+                seq, (case, ask, skipped) = work.get_nowait()
+            except queue.Empty:
+                return
+            for result in skipped:
+                emit(result)
+            if not ask:
+                continue
+            try:
+                results, failure = self._run_case(impl, seq, case, ask, scratch)
+            except Exception as exc:  # a bug of ours must not lose the rest of the run
+                results = [StageResult(case.id, stage, "error", f"runner error: {exc!r}",
+                                       outcome=case.outcome, error_kind="harness")
+                           for stage in ask]
+                failure = None
+            for result in results:
+                emit(result)
+            if failure is None or not impl.persistent:
+                continue
+            if not budget.take(expected=case.outcome == "reference-misbehaves"):
+                self.abandoned = (f"gave up after {budget.limit} restart(s); the last "
+                                  f"failure: {failure}")
+                return
+            try:
+                impl.restart()
+            except ConformanceError as exc:
+                self.abandoned = f"the implementation could not be restarted: {exc}"
+                return
+
+    def _run_case(self, impl: Implementation, seq: int, case: Case, ask: list[str],
+                  scratch: Path) -> tuple[list[StageResult], str | None]:
+        """One case's results, and a description of the failure when a restart is needed."""
+        session = case.session_bytes()
+        copy = scratch / f"{seq}-session.jsonl"
+        copy.write_bytes(session)
+        events = None
+        if "events" in ask and case.events_path.is_file():
+            stream = case.events_path.read_bytes()
+            events_copy = scratch / f"{seq}-events.jsonl"
+            events_copy.write_bytes(stream)
+            events = (str(events_copy), stream.decode("utf-8", errors="replace"))
+        request = protocol.run_request(
+            seq, case.id, case.features, str(copy), session.decode("utf-8", errors="replace"),
+            ask, self.corpus.request_options(case), events)
+        if self.settings.validate_protocol:
+            problems = protocol.schema_errors("run-request", request)
+            if problems:  # our own bug: say so rather than blame the implementation
+                raise ConformanceError("the runner built an invalid run request: "
+                                       + "; ".join(problems[:3]))
+        started = time.perf_counter()
+
+        # Where Pi itself hangs or crashes, nothing is required: failing the same way is
+        # reported as info, and waiting the full timeout for it would only slow the run.
+        misbehaving = case.outcome == "reference-misbehaves"
+        timeout = min(self.settings.timeout, MISBEHAVING_TIMEOUT) if misbehaving \
+            else self.settings.timeout
+
+        def errors(message: str, kind: str) -> list[StageResult]:
+            share = (time.perf_counter() - started) / len(ask)
+            status = "info" if misbehaving else "error"
+            return [StageResult(case.id, stage, status, message, outcome=case.outcome,
+                                duration=share, error_kind=kind) for stage in ask]
+
+        try:
+            answer = impl.run(request, timeout)
+        except ImplementationError as exc:
+            return errors(str(exc), error_kind(exc)), str(exc).splitlines()[0]
+        finally:
+            copy.unlink(missing_ok=True)
+            if events is not None:
+                Path(events[0]).unlink(missing_ok=True)
+        elapsed = time.perf_counter() - started
+        if self.settings.validate_protocol:
+            problems = protocol.run_answer_problems(answer, ask)
+            if problems:
+                return errors("protocol violation: " + "; ".join(problems[:3]), "protocol"), None
+        try:
+            results = protocol.check_run_answer(answer, seq, ask)
+        except ProtocolViolation as exc:
+            # Answers no longer pair with requests: this process cannot be trusted any more.
+            return errors(str(exc), "protocol"), str(exc)
+        except RunFailed as exc:
+            return errors(str(exc), "implementation"), None
+        known = input_strings(session)
+        judged = []
+        for stage in ask:
+            golden = self.goldens.get((case.id, stage))
+            try:
+                result = judge(case, stage, results[stage], known, golden,
+                               impl.hello.fields.get(stage, ()))
+            except ConformanceError as exc:
+                result = StageResult(case.id, stage, "error", str(exc), outcome=case.outcome,
+                                     error_kind="harness")
+            except Exception as exc:  # a bug of ours costs this stage, not the others
+                result = StageResult(case.id, stage, "error", f"runner error: {exc!r}",
+                                     outcome=case.outcome, error_kind="harness")
+            result.duration = elapsed / len(ask)
+            judged.append(result)
+        return judged, None

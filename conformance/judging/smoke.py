@@ -1,0 +1,132 @@
+"""``pi-conformance smoke --impl X``: is this adapter wired correctly? (Bowtie's smoke.)
+
+Not a score: it starts the implementation, checks its hello against the schema, runs the one
+or two smallest cases it claims with strict protocol validation, and checks it leaves on
+``bye``. Each check prints one pass/fail line; differences from the goldens are shown for
+information only, since a wrong answer is what ``run`` is for.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import click
+
+from conformance.corpus.cases import Case, Corpus
+from conformance.errors import ImplementationError
+from conformance.implementations.transports import Implementation, PersistentImplementation, resolve
+from conformance.judging.runner import Runner, RunSettings, Selection, StageResult
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    ok: bool
+    detail: str
+
+    def line(self) -> str:
+        return f"[{'pass' if self.ok else 'FAIL'}] {self.name}: {self.detail}"
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1000:.0f} ms"
+
+
+def tiny_cases(corpus: Corpus, impl: Implementation, patterns: tuple[str, ...],
+               count: int = 2) -> list[Case]:
+    """The smallest cases whose features the implementation claims (or all, if none fits)."""
+    features = impl.hello.features
+    cases = corpus.select(patterns)
+    fitting = [c for c in cases if features is None or set(c.features) <= features]
+    return sorted(fitting, key=lambda c: (c.session_path.stat().st_size, c.id))[:count]
+
+
+def _case_check(case: Case, results: list[StageResult], elapsed: float) -> Check:
+    asked = [r for r in results if r.message != "stage not claimed"]
+    errors = [r for r in asked if r.status == "error"]
+    if not asked:
+        return Check(f"run {case.id}", False, "no claimed stage in this case")
+    if errors:
+        first = errors[0]
+        return Check(f"run {case.id}", False,
+                     f"{len(errors)} of {len(asked)} stage(s) errored ({first.error_kind}); "
+                     f"{first.stage}: {first.message.splitlines()[0]}")
+    count = {s: sum(r.status == s for r in asked) for s in ("pass", "fail", "info", "skip")}
+    return Check(f"run {case.id}", True,
+                 f"{len(asked)} stage(s) answered in {_ms(elapsed)}, valid against "
+                 f"run-response.json; {count['pass']} match the golden, {count['fail']} "
+                 f"differ, {count['skip']} skipped by it (differences are run's business)")
+
+
+def smoke(spec: str, corpus: Corpus, patterns: tuple[str, ...] = (),
+          timeout: float = 30.0) -> list[Check]:
+    """Every check, in order; stops early only when nothing further can be checked."""
+    checks: list[Check] = []
+    impl = resolve(spec)
+    started = time.perf_counter()
+    try:
+        hello = impl.start()
+    except ImplementationError as exc:
+        return [Check("handshake", False, exc.problem)]
+    try:
+        checks.append(Check(
+            "handshake", True,
+            f"{hello.name} {hello.version} ({hello.implementation.get('language')}) answered "
+            f"hello in {_ms(time.perf_counter() - started)}, valid against hello-response.json"))
+        checks.append(Check("stages", bool(hello.stages),
+                            f"claims {len(hello.stages)}: {', '.join(sorted(hello.stages))}"
+                            if hello.stages else "claims no stage: nothing can be asked"))
+        if hello.features is not None:
+            unknown = sorted(hello.features - set(corpus.features))
+            checks.append(Check(
+                "features", not unknown,
+                f"claims {len(hello.features)}, all in the corpus vocabulary" if not unknown
+                else "not in the corpus vocabulary: " + ", ".join(unknown)))
+        cases = tiny_cases(corpus, impl, patterns)
+        if not cases:
+            checks.append(Check("cases", False, "no case in the corpus fits what it claims"))
+        runner = Runner(corpus, RunSettings(timeout=timeout, max_restarts=len(cases),
+                                            validate_protocol=True))
+        for case in cases:
+            results: list[StageResult] = []
+            began = time.perf_counter()
+            runner.run([impl], [case], Selection(), results.append)
+            checks.append(_case_check(case, results, time.perf_counter() - began))
+        if isinstance(impl, PersistentImplementation) and impl.connection is not None:
+            connection, impl.connection = impl.connection, None
+            exited = connection.close(grace=5.0)
+            checks.append(Check("bye", exited, "exited on its own after bye" if exited else
+                                "still running 5 s after bye; it was killed"))
+    finally:
+        impl.close()
+    return checks
+
+
+@click.command("smoke")
+@click.option("--impl", "impl_spec", required=True, metavar="IMPL",
+              help="reference, process:CMD, oneshot:CMD, python:MODULE:ATTR or a .toml file.")
+@click.option("-k", "--case", "cases", multiple=True, metavar="GLOB",
+              help="Choose the cases to try among these (default: the smallest it claims).")
+@click.option("--timeout", default=30.0, show_default=True, type=click.FloatRange(0.1),
+              help="Seconds the implementation may take for one case.")
+@click.option("--corpus", "corpus_path", type=click.Path(path_type=Path, file_okay=False),
+              help="A corpus directory (default: the one shipped with pi-conformance).")
+def smoke_command(impl_spec: str, cases: tuple[str, ...], timeout: float,
+                  corpus_path: Path | None) -> None:
+    """Check that an adapter is wired correctly: hello, one or two tiny cases, bye."""
+    from conformance.cli.support import friendly_errors
+
+    with friendly_errors():
+        checks = smoke(impl_spec, Corpus(corpus_path), cases, timeout)
+    for check in checks:
+        click.echo(check.line())
+    failed = [c for c in checks if not c.ok]
+    click.echo(f"smoke {'FAILED' if failed else 'passed'}: {len(checks) - len(failed)} of "
+               f"{len(checks)} checks passed")
+    sys.exit(1 if failed else 0)
+
+
+__all__ = ["Check", "smoke", "smoke_command"]

@@ -1,0 +1,2 @@
+"""Maintaining the corpus: regenerate, check, captures, fuzzing, promotion, discrepancies,
+coverage."""

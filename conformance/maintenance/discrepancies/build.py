@@ -1,0 +1,495 @@
+"""``pi-conformance discrepancies``: regenerate every draft from data, optionally re-verifying.
+
+Records about Pi are evaluated against their goldens (or, with ``verify``, against a fresh run
+of the real Pi) and the docs in the installed package. Failures in reports are grouped into
+root causes; each gets a reproducer shrunk against the implementation and the reference, or the
+one already in the previous index when its inputs have not changed. With ``verify`` every
+reproducer is run again and one that no longer shows its discrepancy is marked resolved with
+the version that fixed it, and counted as a problem.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import shlex
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from conformance import jsonio
+from conformance.corpus.cases import Case, Corpus
+from conformance.corpus.goldens import read_golden
+from conformance.corpus.normalization import input_strings
+from conformance.corpus.stages import stage_sort_key
+from conformance.errors import ConformanceError, CorpusError
+from conformance.implementations.transports import Implementation, resolve
+from conformance.judging.comparison import differences
+from conformance.maintenance.discrepancies import drafts, grouping, records
+from conformance.maintenance.discrepancies.shipped_docs import DOCS_PACKAGE, ShippedDocs
+from conformance.maintenance.discrepancies.shrink import Oracle, shrink
+
+# Pi answers a case in well under a second; a shrink candidate on which it hangs (a cycle of
+# duplicate ids, say) is not worth the implementation's full timeout.
+REFERENCE_TIMEOUT = 10.0
+
+
+@dataclass
+class Settings:
+    corpus: Corpus
+    reports: Path
+    out: Path
+    verify: bool = False
+    impl_specs: dict[str, str] = field(default_factory=dict)  # target key or name -> spec
+    max_tests: int = 400
+    timeout: float = 30.0
+    say: Callable[[str], None] = lambda message: None
+
+
+@dataclass
+class Outcome:
+    index: dict[str, Any]
+    problems: list[str]
+    written: list[Path]
+
+
+def build(settings: Settings) -> Outcome:
+    corpus = settings.corpus
+    all_records = records.load_records(corpus)
+    lint = records.lint(corpus, all_records)
+    if lint:
+        raise lint[0]
+    docs = ShippedDocs.of_reference()
+    previous = _previous_index(settings.out)
+    problems: list[str] = []
+    entries: list[dict[str, Any]] = []
+    with _Processes(settings) as processes:
+        report_paths = grouping.find_reports(settings.reports, exclude=[settings.out]) \
+            if settings.reports.is_dir() else []
+        skipped: list[str] = []
+        targets = grouping.load_targets(report_paths, skipped)
+        for reason in skipped:
+            settings.say(f"skipped a report: {reason}")
+        older = [t for t in targets.values() if is_older_pi(t, docs.version)]
+        for record in all_records:
+            entry = _record_entry(record, corpus, docs, settings, processes, problems)
+            _add_older_releases(entry, record, older)
+            entries.append(entry)
+        for target in targets.values():
+            found = [_failure_entry(cause, corpus, settings, processes, previous, docs, problems)
+                     for cause in grouping.root_causes(target)]
+            entries.extend(merge_same_reproduction(found))
+    index = {
+        "schema": drafts.SCHEMA,
+        "generated_by": "pi-conformance discrepancies",
+        "reference": {DOCS_PACKAGE: docs.version},
+        "reports": [str(p) for p in report_paths],
+        "skipped_reports": skipped,
+        "discrepancies": entries,
+    }
+    written = _write(settings.out, index)
+    return Outcome(index, problems, written)
+
+
+# -- Pi against its docs ---------------------------------------------------------------------
+
+def _record_entry(record: records.Record, corpus: Corpus, docs: ShippedDocs, settings: Settings,
+                  processes: _Processes, problems: list[str]) -> dict[str, Any]:
+    case = _case(corpus, record.check["case"])
+    stage = record.check["stage"]
+    golden = read_golden(case, stage).result.get("output")
+    if settings.verify:
+        settings.say(f"verifying {record.id} against the real Pi")
+        fresh = processes.reference_session().answer(case, [stage])[stage].get("output")
+        verdict = records.evaluate(record, fresh, docs, "reference")
+    else:
+        verdict = records.evaluate(record, golden, docs, "golden")
+    # The draft shows the golden: the same answer of the real Pi, with the ids it generated
+    # when the golden was written, so that verifying does not rewrite the draft.
+    output = golden
+    problem = records.expectation_problem(record, verdict)
+    if problem and (settings.verify or verdict.stale):
+        problems.append(problem)
+    status, how, version = verdict.status, verdict.how, verdict.version
+    if record.resolved and verdict.status == "resolved":
+        version = record.resolved["version"]
+    draft = f"pi/{record.id}.md"
+    return {
+        "id": record.id,
+        "target": "pi",
+        "kind": record.kind,
+        "title": record.title,
+        "status": status,
+        "resolved_in": version if status == "resolved" else None,
+        "resolved_how": how,
+        "package": {"name": record.package, "versions": [docs.version],
+                    "issues": "https://github.com/earendil-works/pi/issues"},
+        "stages": [stage],
+        "cases": list(record.cases),
+        "clauses": list(record.clauses),
+        "issue": record.issue,
+        "summary": record.summary,
+        "doc": record.doc,
+        "check": {**record.check, "doc_value": record.doc_value, "pi_value": record.pi_value},
+        "expected_source": {"kind": "doc", "file": record.doc["file"],
+                            "section": record.doc["section"],
+                            "release": record.doc.get("release", docs.version)},
+        "observed": {"version": verdict.version,
+                     "value": verdict.to_json()["observed"], "behaviour": verdict.behaviour,
+                     "docs": verdict.docs, "output": output},
+        "notes": verdict.notes + ([record.resolved["note"]]
+                                  if record.resolved and record.resolved.get("note") else []),
+        "reproducer": {"session": case.session_bytes().decode("utf-8", errors="replace"),
+                       "lines": len(case.session_bytes().splitlines()),
+                       "source_case": case.id, "shrunk": False,
+                       "input_sha256": case.input_sha256()},
+        "commands": [
+            "pip install pi-conformance && pi-conformance reference install",
+            f"pi-conformance regenerate {shlex.quote(case.id)}   # the golden, from the real Pi",
+            "pi-conformance discrepancies --verify   # re-checks this record",
+        ],
+        "draft": draft,
+    }
+
+
+def _add_older_releases(entry: dict[str, Any], record: records.Record,
+                        older: list[grouping.Target]) -> None:
+    """Which older Pi releases in the reports behave like the reference on the record's check:
+    they pass its case and stage, so the discrepancy is theirs too."""
+    key = (record.check["case"], record.check["stage"])
+    for target in older:
+        result = target.results[target.latest].get(key)
+        if result is None or result["status"] == "skip":
+            continue
+        label = f"{target.name} {target.latest}"
+        if result["status"] == "pass":
+            if target.name == DOCS_PACKAGE:
+                entry["package"]["versions"].append(target.latest)
+            entry["notes"].append(f"{label} behaves the same (matrix report).")
+        else:
+            entry["notes"].append(f"{label} behaves differently here (matrix report: "
+                                  f"{result['status']}).")
+    entry["package"]["versions"] = sorted(set(entry["package"]["versions"]),
+                                          key=grouping.version_key)
+
+
+def _case(corpus: Corpus, case_id: str) -> Case:
+    for case in corpus.cases:
+        if case.id == case_id:
+            return case
+    raise CorpusError(f"no case {case_id!r}", path=corpus.root)
+
+
+# -- implementations against Pi --------------------------------------------------------------
+
+def _failure_entry(cause: grouping.RootCause, corpus: Corpus, settings: Settings,
+                   processes: _Processes, previous: dict[str, dict[str, Any]],
+                   docs: ShippedDocs, problems: list[str]) -> dict[str, Any]:
+    target = cause.target
+    impl_info = target.implementation
+    cases = {c.id: c for c in corpus.cases}
+    known = [cases[c] for c in cause.cases if c in cases]
+    source = min(known, key=_reproducer_preference) if known else None
+    failure = cause.failure(source.id if source else cause.cases[0]) or cause.failures[0]
+    entry: dict[str, Any] = {
+        "id": cause.id,
+        "key": cause.key,
+        "target": target.key,
+        "kind": "implementation-failure",
+        "title": _failure_title(cause),
+        "status": "resolved" if cause.resolved_in else "open",
+        "resolved_in": cause.resolved_in,
+        "resolved_how": "behaviour" if cause.resolved_in else None,
+        "package": {"name": target.name, "versions": cause.versions,
+                    "issues": impl_info.get("issues", ""),
+                    "homepage": impl_info.get("homepage", ""), "spec": target.spec},
+        "stages": cause.stages,
+        "cases": cause.cases,
+        "signature": sorted([list(item) for item in cause.signatures[cause.stage]]),
+        "expected_source": {"kind": "pi-output", "version": docs.version},
+        "differences": failure.get("differences", []),
+        "message": failure.get("message", "") if failure.get("status") == "error" else "",
+        "draft": f"{target.key}/{cause.id}.md",
+    }
+    cached = previous.get(cause.key) or {}
+    fresh_input = source is not None and bool(cached) and \
+        cached.get("reproducer", {}).get("input_sha256") == source.input_sha256() and \
+        cached["package"]["versions"] == cause.versions
+    if source is None:
+        entry["reproducer"] = {"session": "", "lines": 0, "source_case": cause.cases[0],
+                               "shrunk": False, "reason": "the case is not in this corpus"}
+    elif fresh_input and not settings.verify:
+        entry["reproducer"] = cached["reproducer"]
+        for key in ("differences", "outputs", "message"):
+            if key in cached:
+                entry[key] = cached[key]
+    else:
+        _reproduce(entry, cause, source, corpus, settings, processes,
+                   cached if fresh_input else None, problems)
+    if entry["status"] == "open" and is_older_pi(target, docs.version):
+        # The reference is Pi's newest release: what an older Pi does differently is drift
+        # that the newer release no longer shows, i.e. resolved in the reference's version.
+        entry.update(status="resolved", resolved_in=docs.version, resolved_how="behaviour")
+        entry["notes"] = [f"{target.name} {', '.join(cause.versions)} is an older Pi; Pi "
+                          f"{docs.version} (the reference) no longer behaves this way. The "
+                          "draft documents release drift for readers of files that older "
+                          "releases wrote."]
+    entry["commands"] = _failure_commands(entry, source)
+    return entry
+
+
+PI_PACKAGES = (DOCS_PACKAGE, "@mariozechner/pi-coding-agent")  # the package and its old name
+
+
+def is_older_pi(target: grouping.Target, reference_version: str) -> bool:
+    """Is ``target`` an earlier release of Pi itself (by package name, or by what it wraps)?"""
+    names = {target.name, *target.implementation.get("dependencies", {})}
+    if not names & set(PI_PACKAGES):
+        return False
+    return grouping.version_key(target.latest) < grouping.version_key(reference_version)
+
+
+_REUSED = ("key", "package", "reproducer", "differences", "outputs", "message")
+
+
+def _reproducer_preference(case: Case) -> tuple[bool, int, str]:
+    """The smallest session, but one with a header and an entry: an empty file (which Pi fills
+    with a fresh header) reproduces many request-level bugs and explains none of them."""
+    session = case.session_bytes()
+    return (len(session.splitlines()) < 2, len(session), case.id)
+
+
+def merge_same_reproduction(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One draft per root cause: groups whose shrunk reproducers fail the same way merge.
+
+    Report signatures differ with the case (a longer session shows more consequences of one
+    bug); the signature of the minimal reproducer is what the bug itself looks like.
+    """
+    merged: dict[tuple[Any, ...], dict[str, Any]] = {}
+    out = []
+    for entry in sorted(entries, key=lambda e: (e["reproducer"].get("lines", 0), e["id"])):
+        signature = entry["reproducer"].get("signature")
+        key = (entry["stages"][0], entry["status"], json.dumps(signature)) if signature else None
+        if key is None or key not in merged:
+            if key is not None:
+                merged[key] = entry
+            out.append(entry)
+            continue
+        keep = merged[key]
+        keep["cases"] = sorted({*keep["cases"], *entry["cases"]})
+        keep["stages"] = sorted({*keep["stages"], *entry["stages"]}, key=stage_sort_key)
+        keep["package"]["versions"] = sorted(
+            {*keep["package"]["versions"], *entry["package"]["versions"]},
+            key=grouping.version_key)
+        keep.setdefault("merged_keys", []).extend([entry["key"], *entry.get("merged_keys", [])])
+        # What the merged-away cause found, so the next run can reuse it instead of shrinking.
+        keep.setdefault("merged", []).extend([
+            {k: entry[k] for k in _REUSED if k in entry}, *entry.get("merged", [])])
+    return sorted(out, key=lambda e: (stage_sort_key(e["stages"][0]), e["id"]))
+
+
+def _failure_title(cause: grouping.RootCause) -> str:
+    name = cause.target.name
+    path, kind = sorted(cause.signatures[cause.stage])[0]
+    more = len(cause.signatures[cause.stage]) - 1
+    also = f" (+{more} more)" if more > 0 else ""
+    stages = cause.stage + (f" (and {len(cause.stages) - 1} later stage(s))"
+                            if len(cause.stages) > 1 else "")
+    if kind.startswith("error: "):
+        return f"{name}: fails on {stages}: {kind[7:]}"
+    if kind.startswith("Pi answers"):
+        return f"{name}: {stages}: {kind}"
+    return f"{name}: {stages} differs from Pi at {path}: {kind}{also}"
+
+
+def _failure_commands(entry: dict[str, Any], source: Case | None) -> list[str]:
+    spec = entry["package"].get("spec") or "<your --impl spec>"
+    reproducer = f"reports/discrepancies/{entry['target']}/{entry['id']}.jsonl"
+    commands = ["pip install pi-conformance && pi-conformance reference install"]
+    if source is not None:
+        stages = " ".join(f"--stage {s}" for s in entry["stages"])
+        commands.append(f"pi-conformance run --impl {shlex.quote(spec)} "
+                        f"-k {shlex.quote(source.id)} {stages}")
+    commands.append(f"# the minimal session is {reproducer}; re-verify it against both:")
+    commands.append(f"pi-conformance discrepancies --verify --impl "
+                    f"{shlex.quote(entry['target'] + '=' + spec)}")
+    return commands
+
+
+def _reproduce(entry: dict[str, Any], cause: grouping.RootCause, source: Case, corpus: Corpus,
+               settings: Settings, processes: _Processes, previous: dict[str, Any] | None,
+               problems: list[str]) -> None:
+    """Shrink the cause's smallest case (or re-run the previous reproducer) on both sides."""
+    cached = previous["reproducer"] if previous else None
+    text = source.session_bytes().decode("utf-8", errors="replace")
+    base = {"source_case": source.id, "input_sha256": source.input_sha256(),
+            "original_lines": len(text.splitlines())}
+    try:
+        impl = processes.implementation(cause.target, settings)
+        reference = processes.reference()
+    except ConformanceError as exc:
+        entry["reproducer"] = {**base, "session": text, "lines": len(text.splitlines()),
+                               "shrunk": False, "reason": f"could not start it: {exc}"}
+        settings.say(f"{cause.id}: not shrunk ({exc})")
+        return
+    oracle = Oracle(impl, reference, case_id=source.id, features=source.features,
+                    options=corpus.request_options(source), timeout=settings.timeout,
+                    reference_timeout=min(settings.timeout, REFERENCE_TIMEOUT))
+    stage = cause.stage
+    try:
+        version = impl.hello.version
+        start = cached["session"] if cached else text
+        atom = cause.signatures[stage]
+        signature = oracle.compare(start, (stage,))[stage]
+        if (not signature or not signature & atom) and not settings.verify:
+            # Without --verify, the report is the evidence: the case may have changed since.
+            entry["reproducer"] = {**base, "session": text, "lines": len(text.splitlines()),
+                                   "shrunk": False, "verified": False,
+                                   "reason": "it did not fail this way when re-run now (the "
+                                             "case or the implementation may have changed "
+                                             "since the report; --verify decides)"}
+            settings.say(f"{cause.id}: did not reproduce, not shrunk")
+            return
+        if not signature or not signature & atom:
+            entry["status"], entry["resolved_in"] = "resolved", version
+            entry["resolved_how"] = "behaviour"
+            entry["reproducer"] = {**(cached or base), "session": start,
+                                   "lines": len(start.splitlines()),
+                                   "shrunk": bool(cached), "verified": False}
+            problems.append(f"{cause.target.key}/{cause.id}: no longer reproduces with "
+                            f"{cause.target.name} {version}: resolved in {version}")
+            return
+        if cached:
+            shrunk_text, tests, shrunk = start, 0, True
+        else:
+            settings.say(f"shrinking {cause.target.key}/{cause.id} from {source.id}")
+            result = shrink(start, lambda t: oracle.compare(t, (stage,))[stage],
+                            signature & atom, settings.max_tests, allowed=signature)
+            shrunk_text, tests, shrunk = result.text, result.tests, True
+        final = oracle.compare(shrunk_text, (stage,))[stage] or signature
+        if previous and sorted(map(list, final)) == cached.get("signature"):  # type: ignore[union-attr]
+            # Verified as before: keep the recorded answers, so that volatile values (an
+            # implementation's clock, Pi's scratch paths) do not rewrite the draft.
+            entry["reproducer"] = {**cached, "verified": True}  # type: ignore[dict-item]
+            for key in ("differences", "outputs", "message"):
+                if key in previous:
+                    entry[key] = previous[key]
+            return
+        expected = oracle.expected(shrunk_text, stage)
+        actual = oracle.answers("implementation", shrunk_text, (stage,))[stage]
+        known = input_strings(shrunk_text.encode("utf-8"))
+        entry["reproducer"] = {**base, "session": shrunk_text,
+                               "lines": len(shrunk_text.splitlines()), "shrunk": shrunk,
+                               "signature": sorted([list(item) for item in final]),
+                               "tests": tests if not cached else cached.get("tests", 0),
+                               "verified": True, "version": version}
+        entry["outputs"] = {"expected": {expected.kind: expected.value},
+                            "actual": {actual.kind: actual.value}}
+        if expected.kind == "output" and actual.kind == "output":
+            entry["differences"] = [d.to_json() for d in
+                                    differences(expected.value, actual.value, known)]
+        else:
+            entry["differences"] = []
+            entry["message"] = f"Pi: {expected.kind}; implementation: {actual.kind}: " \
+                               f"{str(actual.value)[:300]}"
+    finally:
+        oracle.close()
+
+
+class _Processes:
+    """Implementations started on demand and kept alive for the whole build."""
+
+    def __init__(self, settings: Settings):
+        self.settings = settings
+        self._impls: dict[str, Implementation | ConformanceError] = {}
+        self._reference: Implementation | None = None
+        self._session: Any = None
+        self._stack = contextlib.ExitStack()
+
+    def __enter__(self) -> _Processes:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for impl in self._impls.values():
+            if isinstance(impl, Implementation):
+                with contextlib.suppress(Exception):
+                    impl.close()
+        if self._reference is not None:
+            with contextlib.suppress(Exception):
+                self._reference.close()
+        self._stack.close()
+
+    def reference(self) -> Implementation:
+        if self._reference is None:
+            self._reference = resolve("reference")
+            self._reference.start()
+        return self._reference
+
+    def reference_session(self) -> Any:
+        from conformance.maintenance.regenerate import ReferenceSession
+
+        if self._session is None:
+            self._session = self._stack.enter_context(ReferenceSession(self.settings.corpus))
+        return self._session
+
+    def implementation(self, target: grouping.Target, settings: Settings) -> Implementation:
+        if target.key not in self._impls:
+            spec = settings.impl_specs.get(target.key) or settings.impl_specs.get(target.name) \
+                or target.spec
+            try:
+                if not spec:
+                    raise ConformanceError(f"no --impl spec for {target.name}")
+                impl = resolve(spec)
+                impl.start()
+                self._impls[target.key] = impl
+            except ConformanceError as exc:
+                self._impls[target.key] = exc
+        found = self._impls[target.key]
+        if isinstance(found, ConformanceError):
+            raise found
+        return found
+
+
+# -- output ----------------------------------------------------------------------------------
+
+def _previous_index(out: Path) -> dict[str, dict[str, Any]]:
+    path = out / "index.json"
+    if not path.is_file():
+        return {}
+    try:
+        data = jsonio.read_json(path)
+    except ConformanceError:
+        return {}
+    found = {}
+    for entry in data.get("discrepancies", []):
+        for item in [entry, *entry.get("merged", [])]:
+            if item.get("key") and "reproducer" in item:
+                found[item["key"]] = item
+    return found
+
+
+def _write(out: Path, index: dict[str, Any]) -> list[Path]:
+    """Write drafts, reproducers, README and index; remove drafts no entry produces any more."""
+    out.mkdir(parents=True, exist_ok=True)
+    wanted: dict[Path, str] = {}
+    for entry in index["discrepancies"]:
+        render = drafts.record_draft if entry["target"] == "pi" else drafts.failure_draft
+        wanted[out / entry["draft"]] = render(entry)
+        if entry["reproducer"].get("session"):
+            wanted[(out / entry["draft"]).with_suffix(".jsonl")] = entry["reproducer"]["session"]
+    wanted[out / "README.md"] = drafts.readme(index)
+    wanted[out / "index.json"] = jsonio.dumps_pretty(index)
+    for old in sorted(out.rglob("*")):
+        if old.is_file() and old.suffix in (".md", ".jsonl", ".json") and old not in wanted:
+            old.unlink()
+    written = []
+    for path, text in wanted.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if not path.is_file() or path.read_text(encoding="utf-8") != text:
+            path.write_text(text, encoding="utf-8")
+            written.append(path)
+    for directory in sorted((p for p in out.rglob("*") if p.is_dir()), reverse=True):
+        with contextlib.suppress(OSError):
+            directory.rmdir()
+    return written

@@ -1,0 +1,249 @@
+"""From run reports to root causes: one group per way an implementation differs from Pi.
+
+A failing result's signature is the set of (path with list indices generalized, kind) of its
+differences, or the kind of answer it gave where Pi answered another kind, or its error.
+Results of one implementation with the same stage and signature are one root cause; root
+causes of one implementation failing on exactly the same cases on several stages (a wrong
+``llm`` stage shows again in every ``request.<api>``) are merged into one.
+
+Reports of several versions of one implementation are read together: a root cause that the
+newest version no longer shows on the same cases is marked resolved in that version.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from conformance.corpus.stages import stage_sort_key
+from conformance.maintenance.discrepancies.jsonpath import generalize
+from conformance.reporting.stream import Report, ReportError, read_report
+
+FAILING = ("fail", "error")
+Signature = frozenset[tuple[str, str]]
+
+
+def slug(text: str, limit: int = 48) -> str:
+    cleaned = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+    return cleaned[:limit].strip("-") or "x"
+
+
+def error_signature(message: str) -> str:
+    """An error message without what varies from run to run (numbers, paths, quoted values)."""
+    first = (message.strip().splitlines() or [""])[0]
+    first = re.sub(r"(/[\w.@+-]+)+", "<path>", first)
+    first = re.sub(r"\d+(\.\d+)?", "N", first)
+    return first[:160]
+
+
+LIST_SHIFT = ("missing item", "unexpected item")
+
+
+def collapse_list_shifts(pairs: Iterable[tuple[str, str]]) -> Signature:
+    """Drop differences inside the items of a list that gained or lost items.
+
+    When a list is one item short, every later item is compared with its neighbour, so the
+    field-level differences inside that list are consequences of the shift, not causes.
+    """
+    pairs = set(pairs)
+    shifted = {path for path, kind in pairs if kind in LIST_SHIFT and path.endswith("[*]")}
+    return frozenset((path, kind) for path, kind in pairs
+                     if not any(path.startswith(lst) and path != lst for lst in shifted))
+
+
+def result_signature(result: dict[str, Any]) -> Signature:
+    """What a failing result looks like, independent of where in the output it happened."""
+    if result["status"] == "error":
+        return frozenset({("$", "error: " + error_signature(result.get("message", "")))})
+    expected, actual = result.get("expected"), result.get("actual")
+    if expected and actual and expected != actual:
+        return frozenset({("$", f"Pi answers {expected}, the implementation {actual}")})
+    return collapse_list_shifts(
+        (generalize(d["path"]), d["kind"]) for d in result.get("differences", ()))
+
+
+def version_key(version: str) -> tuple[Any, ...]:
+    """Orders 0.73.1 < 1.0.3 < 1.6.0 < 1.10.0; non-numeric parts sort after numbers."""
+    return tuple((0, int(p)) if p.isdigit() else (1, p) for p in re.split(r"[.+-]", version))
+
+
+@dataclass
+class Target:
+    """One implementation, possibly in several versions, as its reports describe it."""
+
+    key: str
+    name: str
+    versions: list[str] = field(default_factory=list)
+    specs: dict[str, str] = field(default_factory=dict)  # version -> --impl spec
+    implementations: dict[str, dict[str, Any]] = field(default_factory=dict)  # per version
+    reports: dict[str, list[Path]] = field(default_factory=dict)  # version -> report files
+    results: dict[str, dict[tuple[str, str], dict[str, Any]]] = field(default_factory=dict)
+
+    @property
+    def latest(self) -> str:
+        return max(self.versions, key=version_key)
+
+    @property
+    def implementation(self) -> dict[str, Any]:
+        """What the newest version said about itself in its hello."""
+        return self.implementations[self.latest]
+
+    @property
+    def spec(self) -> str | None:
+        return self.specs.get(self.latest) or next(iter(self.specs.values()), None)
+
+    def add(self, report: Report, path: Path) -> None:
+        version = str(report.implementation.get("version", "?"))
+        if version not in self.versions:
+            self.versions.append(version)
+        self.implementations.setdefault(version, report.implementation)
+        spec = report.header.get("selection", {}).get("impl")
+        if spec:
+            self.specs.setdefault(version, spec)
+        self.reports.setdefault(version, []).append(path)
+        bucket = self.results.setdefault(version, {})
+        for result in report.results:
+            bucket[(result["case"], result["stage"])] = result
+
+
+@dataclass
+class RootCause:
+    """One way an implementation differs from Pi: the cases and stages that show it."""
+
+    target: Target
+    stages: list[str]
+    signatures: dict[str, Signature]  # stage -> signature
+    cases: list[str]
+    failures: list[dict[str, Any]]  # the failing result lines, all versions
+    versions: list[str]  # versions that show it, oldest first
+    resolved_in: str | None = None
+
+    @property
+    def stage(self) -> str:
+        """The earliest stage: where the root cause shows first."""
+        return self.stages[0]
+
+    @property
+    def key(self) -> str:
+        parts = [self.target.key] + [
+            f"{stage}:" + ";".join(sorted(f"{p} {k}" for p, k in self.signatures[stage]))
+            for stage in self.stages
+        ]
+        return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:12]
+
+    @property
+    def id(self) -> str:
+        path, kind = sorted(self.signatures[self.stage])[0]
+        what = path.replace("[*]", "").strip("$.") or kind
+        return f"{slug(self.stage)}-{slug(what, 32)}-{self.key[:6]}"
+
+    def failure(self, case: str, stage: str | None = None) -> dict[str, Any] | None:
+        for line in self.failures:
+            if line["case"] == case and line["stage"] == (stage or self.stage):
+                return line
+        return None
+
+
+def find_reports(directory: Path, exclude: Iterable[Path] = ()) -> list[Path]:
+    """Every ``*.jsonl`` report under ``directory``, except under the excluded directories."""
+    excluded = [e.resolve() for e in exclude]
+    return sorted(
+        p for p in directory.rglob("*.jsonl")
+        if not any(p.resolve().is_relative_to(e) for e in excluded)
+    )
+
+
+def load_targets(paths: Iterable[Path],
+                 skipped: list[str] | None = None) -> dict[str, Target]:
+    """Reports grouped by implementation name. The reference's own runs are left out.
+
+    A file that is not a complete report stream (a run that died, another JSON-lines file) is
+    named in ``skipped`` with the reason, when given, and otherwise an error.
+    """
+    targets: dict[str, Target] = {}
+    for path in paths:
+        try:
+            report = read_report(path)
+        except ReportError as exc:
+            if skipped is None:
+                raise
+            skipped.append(exc.describe())
+            continue
+        name = str(report.implementation.get("name", "?"))
+        if report.header.get("selection", {}).get("impl") == "reference":
+            continue
+        key = slug(name)
+        targets.setdefault(key, Target(key=key, name=name)).add(report, path)
+    return targets
+
+
+def atoms(signatures: Iterable[Signature]) -> list[Signature]:
+    """Split signatures into the parts that occur on their own: one per root cause.
+
+    A case that shows two bugs has the union of both signatures. Taking the distinct
+    signatures smallest first, whatever a signature holds beyond the atoms already found inside
+    it is a new atom; a case then belongs to every atom its signature contains.
+    """
+    found: list[Signature] = []
+    for signature in sorted(set(signatures), key=lambda s: (len(s), sorted(s))):
+        explained: set[tuple[str, str]] = set()
+        for atom in found:
+            if atom <= signature:
+                explained |= atom
+        rest = signature - explained
+        if rest:
+            found.append(frozenset(rest))
+    return found
+
+
+def root_causes(target: Target) -> list[RootCause]:
+    """The target's failures, one RootCause per stage and signature atom, cascades merged."""
+    failing: dict[str, list[tuple[str, str, dict[str, Any], Signature]]] = {}
+    for version in sorted(target.versions, key=version_key):
+        for (case, stage), result in sorted(target.results[version].items()):
+            if result["status"] not in FAILING:
+                continue
+            signature = result_signature(result) or frozenset(
+                {("$", "fail: " + error_signature(result.get("message", "")))})
+            failing.setdefault(stage, []).append((case, version, result, signature))
+    groups: dict[tuple[str, Signature], dict[str, Any]] = {}
+    for stage, items in failing.items():
+        for atom in atoms(sig for *_, sig in items):
+            for case, version, result, signature in items:
+                if not atom <= signature:
+                    continue
+                group = groups.setdefault((stage, atom), {"cases": set(), "lines": [],
+                                                          "versions": []})
+                group["cases"].add(case)
+                group["lines"].append({**result, "version": version,
+                                       "signature": sorted(map(list, signature))})
+                if version not in group["versions"]:
+                    group["versions"].append(version)
+    merged: dict[tuple[frozenset[str], tuple[str, ...]], list[tuple[str, Signature]]] = {}
+    for (stage, signature), group in groups.items():
+        merged.setdefault((frozenset(group["cases"]), tuple(group["versions"])), []).append(
+            (stage, signature))
+    causes = []
+    for (cases, versions), members in merged.items():
+        members.sort(key=lambda m: (stage_sort_key(m[0]), sorted(m[1])))
+        stages = [stage for stage, _ in members]
+        lines = [line for m in members for line in groups[m]["lines"]]
+        cause = RootCause(target=target, stages=stages, signatures=dict(members),
+                          cases=sorted(cases), failures=lines, versions=list(versions))
+        cause.resolved_in = _resolution(target, cause)
+        causes.append(cause)
+    return sorted(causes, key=lambda c: (stage_sort_key(c.stage), c.id))
+
+
+def _resolution(target: Target, cause: RootCause) -> str | None:
+    """The newest version, if it ran the cause's cases on its stage and passed them all."""
+    latest = target.latest
+    if latest in cause.versions:
+        return None
+    results = target.results[latest]
+    outcomes = [results.get((case, cause.stage), {}).get("status") for case in cause.cases]
+    return latest if outcomes and all(status == "pass" for status in outcomes) else None

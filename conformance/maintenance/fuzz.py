@@ -1,0 +1,312 @@
+"""The differential fuzzer: generated sessions through an implementation and the reference.
+
+Hypothesis draws sessions from the public strategies (``strategies``), each one goes to the
+implementation and to the real Pi at once, and every stage both answer is compared with the
+runner's own rules (``compare.differences`` after ``normalize``). A disagreement is an
+exception for Hypothesis, which then shrinks the session to a small one that still
+disagrees in the same way (same stage, same kind, same place). Each distinct disagreement
+is written as a candidate case directory: ``case.toml`` and ``session.jsonl``, no goldens;
+``pi-conformance promote`` turns one into a corpus case with goldens from the reference.
+
+Both processes stay alive across examples (protocol v1's persistent mode): that is what
+makes hundreds of sessions per second possible. A crash or hang is a finding too, and the
+process is restarted for the next example.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import re
+import shutil
+import tempfile
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, Verbosity, given, settings
+from hypothesis import seed as hypothesis_seed
+from hypothesis import strategies as st
+from hypothesis.errors import FlakyFailure
+from hypothesis.strategies import SearchStrategy
+
+from conformance.corpus.normalization import input_strings
+from conformance.corpus.stages import SESSION_STAGES, api_of
+from conformance.errors import ConformanceError, ImplementationError
+from conformance.implementations import protocol
+from conformance.implementations.transports import Implementation
+from conformance.judging.comparison import differences
+
+TIMEOUT = 20.0
+CWD = "/pi-conformance/cwd"
+FEATURE = "generated"
+SHOWN_DIFFERENCES = 5
+
+
+def fuzz_sessions(kind: str = "all") -> SearchStrategy[bytes]:
+    """The session files the fuzzer draws: ``valid`` v3 trees, ``edge`` values and file
+    quirks, ``legacy`` v1/v2 files, or ``all`` of them (valid first: it shrinks there)."""
+    import strategies as pis
+
+    legacy = st.one_of(pis.legacy_sessions(1), pis.legacy_sessions(2)).map(pis.Session.to_jsonl)
+    choices = {
+        "valid": [pis.session_files()],
+        "edge": [pis.edge_session_files()],
+        "legacy": [legacy],
+        "all": [pis.session_files(), pis.edge_session_files(), legacy],
+    }
+    if kind not in choices:
+        raise ConformanceError(f"unknown session kind {kind!r}: use {', '.join(choices)}")
+    return st.one_of(choices[kind])
+
+
+@dataclass
+class Finding:
+    """One disagreement, on the session that shows it (the shrunk one, once Hypothesis is
+    done)."""
+
+    session: bytes
+    key: str
+    stages: dict[str, str]  # stage -> what differs, in words
+    details: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+
+    def summary(self) -> str:
+        return "; ".join(f"{stage}: {what}" for stage, what in self.stages.items())
+
+
+class Disagreement(Exception):
+    """Raised inside the Hypothesis test; one subclass per kind of disagreement, so that
+    Hypothesis shrinks each kind separately instead of sliding from one bug to another."""
+
+    finding: Finding
+
+    def __init__(self, finding: Finding):
+        super().__init__(finding.summary())
+        self.finding = finding
+
+
+_KINDS: dict[str, type[Disagreement]] = {}
+
+
+def _disagreement_type(key: str) -> type[Disagreement]:
+    if key not in _KINDS:
+        name = "Disagreement_" + re.sub(r"\W+", "_", key)[:80]
+        _KINDS[key] = type(name, (Disagreement,), {})
+    return _KINDS[key]
+
+
+def _shape(path: str) -> str:
+    """``$.entries[3].message`` -> ``$.entries[*].message``: where, regardless of which."""
+    return re.sub(r"\[\d+\]", "[*]", path)
+
+
+class Differential:
+    """The implementation and the reference, started once; ``compare`` runs one session
+    through both (concurrently) and says how they disagree, if they do."""
+
+    def __init__(self, impl: Implementation, reference: Implementation,
+                 stages: tuple[str, ...] = (), options: dict[str, Any] | None = None,
+                 timeout: float = TIMEOUT):
+        self.impl, self.reference = impl, reference
+        self.wanted = stages
+        self.options = options
+        self.timeout = timeout
+        self.seq = 0
+        self.scratch = Path(tempfile.mkdtemp(prefix="pi-conformance-fuzz-"))
+        self.pool = ThreadPoolExecutor(1)
+        self.stages: list[str] = []
+
+    def __enter__(self) -> Differential:
+        ref_hello = self.reference.start()
+        hello = self.impl.start()
+        both = [s for s in (*SESSION_STAGES, *sorted(ref_hello.stages - set(SESSION_STAGES)))
+                if s in hello.stages and s in ref_hello.stages]
+        if self.wanted:
+            both = [s for s in both if s in self.wanted]
+        elif any(api_of(s) is None for s in both):
+            both = [s for s in both if api_of(s) is None]  # request stages only when asked
+        if not both:
+            raise ConformanceError(
+                f"{self.impl.spec} answers none of the stages to compare (it claims "
+                f"{', '.join(sorted(hello.stages)) or 'none'})")
+        self.stages = both
+        if self.options is None:
+            self.options = request_options(both)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.pool.shutdown()
+        for impl in (self.impl, self.reference):
+            with contextlib.suppress(ConformanceError):
+                impl.close()
+        shutil.rmtree(self.scratch, ignore_errors=True)
+
+    def _ask(self, impl: Implementation, request: dict[str, Any]) -> dict[str, Any]:
+        """The per-stage results, or one ``error`` result per stage if the run failed."""
+        try:
+            answer = impl.run(request, self.timeout)
+            return protocol.check_run_answer(answer, request["seq"], request["stages"])
+        except ImplementationError as exc:
+            with contextlib.suppress(ConformanceError):
+                impl.restart()
+            message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            return {stage: {"error": {"message": message}} for stage in request["stages"]}
+
+    def compare(self, session: bytes) -> Finding | None:
+        self.seq += 1
+        path = self.scratch / "session.jsonl"
+        path.write_bytes(session)
+        request = protocol.run_request(
+            self.seq, f"fuzz.example-{self.seq}", (FEATURE,), str(path),
+            session.decode("utf-8", errors="replace"), list(self.stages), self.options or {})
+        pending = self.pool.submit(self._ask, self.impl, request)
+        expected = self._ask(self.reference, request)
+        actual = pending.result()
+        return judge(session, self.stages, expected, actual)
+
+
+def judge(session: bytes, stages: list[str], expected: dict[str, Any],
+          actual: dict[str, Any]) -> Finding | None:
+    """How ``actual`` (the implementation) differs from ``expected`` (the reference)."""
+    known = input_strings(session)
+    found: dict[str, str] = {}
+    details: dict[str, list[dict[str, Any]]] = {}
+    key = ""
+    for stage in stages:
+        want, got = expected[stage], actual[stage]
+        want_kind, got_kind = next(iter(want)), next(iter(got))
+        if got_kind == "skipped":
+            continue
+        if want_kind in ("error", "skipped"):
+            what = f"the reference failed: {want[want_kind]}"
+            kind = "reference-failed"
+        elif got_kind == "error":
+            what = f"the implementation failed: {got['error'].get('message', '')}"[:300]
+            kind = "error"
+        elif want_kind != got_kind:
+            what = f"Pi gives {want_kind}, the implementation {got_kind}"
+            kind = f"{want_kind}-vs-{got_kind}"
+        elif want_kind == "output":
+            diffs = differences(want["output"], got["output"], known)
+            if not diffs:
+                continue
+            first = diffs[0]
+            what = (f"{len(diffs)} difference(s), first at {first.path} ({first.kind}): "
+                    f"Pi {first.expected!r:.60}, implementation {first.actual!r:.60}")
+            kind = f"{first.kind} {_shape(first.path)}"
+            details[stage] = [d.to_json() for d in diffs[:SHOWN_DIFFERENCES]]
+        else:
+            continue  # both rejected: the messages are free text
+        found[stage] = what
+        key = key or f"{stage} {kind}"
+    return Finding(session, key, found, details) if found else None
+
+
+def request_options(stages: list[str]) -> dict[str, Any]:
+    """Run options for generated sessions: the corpus's model objects for request stages."""
+    options: dict[str, Any] = {"cwd": CWD}
+    apis = [api for api in map(api_of, stages) if api is not None]
+    if apis:
+        from conformance.corpus.cases import Corpus
+
+        models = Corpus().models
+        options["request"] = {"models": {api: models[api] for api in apis}}
+    return options
+
+
+@dataclass
+class FuzzOutcome:
+    examples: int
+    elapsed: float
+    stages: list[str]
+    findings: list[Finding]
+    flaky: bool = False
+
+    @property
+    def rate(self) -> float:
+        return self.examples / self.elapsed if self.elapsed else 0.0
+
+
+def fuzz(differential: Differential, *, max_examples: int = 200, seed: int | None = None,
+         sessions: SearchStrategy[bytes] | None = None,
+         on_example: Callable[[int], None] = lambda n: None) -> FuzzOutcome:
+    """Run Hypothesis over ``sessions``; every distinct disagreement comes back shrunk."""
+    count = 0
+
+    @settings(max_examples=max_examples, database=None, deadline=None,
+              suppress_health_check=list(HealthCheck), report_multiple_bugs=True,
+              verbosity=Verbosity.quiet, derandomize=False, print_blob=False)
+    @given(sessions if sessions is not None else fuzz_sessions())
+    def probe(session: bytes) -> None:
+        nonlocal count
+        count += 1
+        on_example(count)
+        finding = differential.compare(session)
+        if finding is not None:
+            raise _disagreement_type(finding.key)(finding)
+
+    test = hypothesis_seed(seed)(probe) if seed is not None else probe
+    started = time.perf_counter()
+    findings: list[Finding] = []
+    flaky = False
+    try:
+        test()
+    except Disagreement as exc:
+        findings.append(exc.finding)
+    except BaseExceptionGroup as group:
+        flaky = isinstance(group, FlakyFailure)
+        matched, rest = group.split(Disagreement)
+        if rest is not None and not flaky:
+            raise
+        findings += [leaf.finding for leaf in _leaves(matched)]
+    elapsed = time.perf_counter() - started
+    unique = {f.session: f for f in findings}
+    return FuzzOutcome(count, elapsed, differential.stages, list(unique.values()), flaky)
+
+
+def _leaves(group: BaseExceptionGroup | None) -> list[Disagreement]:
+    if group is None:
+        return []
+    out: list[Disagreement] = []
+    for exc in group.exceptions:
+        if isinstance(exc, BaseExceptionGroup):
+            out += _leaves(exc)
+        elif isinstance(exc, Disagreement):
+            out.append(exc)
+    return out
+
+
+def _toml_string(text: str) -> str:
+    """A TOML basic string (JSON escapes are TOML escapes, but DEL must be escaped too)."""
+    import json
+
+    return json.dumps(text, ensure_ascii=False).replace("\x7f", "\\u007F")
+
+
+def candidate_slug(session: bytes) -> str:
+    return "fuzz-" + hashlib.sha256(session).hexdigest()[:10]
+
+
+def write_candidate(finding: Finding, out: Path, impl_name: str, command: str,
+                    stages: list[str]) -> Path:
+    """``out/<slug>/case.toml`` and ``session.jsonl``: a case without goldens."""
+    slug = candidate_slug(finding.session)
+    directory = out / slug
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "session.jsonl").write_bytes(finding.session)
+    lines = [f"Found by the differential fuzzer: {impl_name} disagrees with Pi.", ""]
+    for stage, what in finding.stages.items():
+        lines.append(f"{stage}: {what}")
+    meta = [
+        f"id = {_toml_string('fuzz.' + slug)}",
+        f"title = {_toml_string(f'{impl_name} disagrees with Pi on ' + ', '.join(finding.stages))}",
+        f"description = {_toml_string(chr(10).join(lines))}",
+        f"features = [{_toml_string(FEATURE)}]",
+        "stages = [" + ", ".join(_toml_string(s) for s in stages) + "]",
+        f"source = {_toml_string(command)}",
+    ]
+    (directory / "case.toml").write_text("\n".join(meta) + "\n", encoding="utf-8")
+    return directory

@@ -1,0 +1,1 @@
+"""Reporting: the report stream, its renderings, run diffs, the matrix and drift."""
