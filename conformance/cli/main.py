@@ -20,6 +20,7 @@ from conformance.cli.fuzz import fuzz_command, promote_command
 from conformance.cli.matrix import adapters, matrix
 from conformance.cli.reports import COMMANDS as REPORT_COMMANDS
 from conformance.cli.reports import output_options, write_outputs
+from conformance.cli.smoke import smoke_command
 from conformance.cli.support import (
     EXIT_FAILED,
     corpus_option,
@@ -29,7 +30,6 @@ from conformance.cli.support import (
 )
 from conformance.corpus.stages import ALL_STAGES, APIS
 from conformance.errors import ConformanceError
-from conformance.judging.smoke import smoke_command
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
