@@ -150,11 +150,12 @@ class PiConformance:
             self._write_report(Path(report_path))
 
     def _write_report(self, path: Path) -> None:
+        from conformance.corpus.identity import corpus_identity
         from conformance.reporting import stream as reports
 
         hello = self.implementation.hello
         head = reports.header(hello.implementation, hello.raw.get("capabilities", {}),
-                              reports.corpus_identity(self.corpus),
+                              corpus_identity(self.corpus),
                               {"cases": list(self.config.getoption("pi_case")), "features": [],
                                "stages": list(self.stages), "apis": [], "impl": self.spec})
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -21,6 +21,7 @@ from typing import Any
 
 from conformance import __version__, jsonio
 from conformance.corpus.cases import Case, Corpus
+from conformance.corpus.identity import corpus_identity as identity_of
 from conformance.corpus.stages import ALL_STAGES, stage_sort_key
 from conformance.errors import ConformanceError
 from conformance.implementations.known import KNOWN, Entry
@@ -90,7 +91,7 @@ def report_name(entry: Entry) -> str:
 def corpus_identity(corpus: Corpus) -> dict[str, Any]:
     """The report header's corpus identity, with the root relative when it can be (published
     reports should not carry one machine's paths)."""
-    identity = reports.corpus_identity(corpus)
+    identity = identity_of(corpus)
     try:
         identity["root"] = str(corpus.root.resolve().relative_to(Path.cwd().resolve()))
     except ValueError:

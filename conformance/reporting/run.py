@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from conformance.corpus.cases import Corpus
+from conformance.corpus.identity import corpus_identity
 from conformance.errors import ConformanceError
 from conformance.implementations.transports import Implementation, resolve
 from conformance.judging.baseline import Baseline, counts_as_failure
@@ -144,7 +145,7 @@ def execute(request: RunRequest) -> RunOutcome:
         head = reports.header(
             implementation=hello.implementation,
             capabilities=hello.raw.get("capabilities", {}),
-            corpus=reports.corpus_identity(corpus),
+            corpus=corpus_identity(corpus),
             selection={"cases": list(request.cases), "features": list(request.features),
                        "stages": list(request.stages), "apis": list(request.apis),
                        "impl": request.impl_spec},

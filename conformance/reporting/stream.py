@@ -8,26 +8,20 @@ footer, or a footer whose count disagrees) or that holds a result twice.
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
-import hashlib
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, Any
 
 import orjson
 
 from conformance import __version__
-from conformance.corpus.goldens import golden_paths, read_golden
 from conformance.corpus.stages import stage_sort_key
 from conformance.errors import ConformanceError
 from conformance.judging.baseline import counts_as_failure
 from conformance.judging.runner import STATUSES, StageResult
-
-if TYPE_CHECKING:
-    from conformance.corpus.cases import Corpus
 
 SCHEMA = "pi-conformance/report/1"
 
@@ -77,27 +71,6 @@ def header(implementation: dict[str, Any], capabilities: dict[str, Any], corpus:
         "selection": selection,
         "started": now(),
     }
-
-
-def corpus_identity(corpus: Corpus) -> dict[str, Any]:
-    """Which corpus a run used: where, how many cases, and a digest of every case file.
-
-    The corpus ships with the runner, so its version is the runner's; the digest tells two
-    checkouts (or a corpus of one's own) apart, and the reference versions say which Pi
-    wrote the goldens.
-    """
-    digest = hashlib.sha256()
-    references: set[str] = set()
-    for case in corpus.cases:
-        for path in (case.metadata_path, case.session_path, *golden_paths(case)):
-            digest.update(str(path.relative_to(corpus.root)).encode() + b"\0")
-            digest.update(path.read_bytes() + b"\0")
-        for path in golden_paths(case):
-            with contextlib.suppress(ConformanceError, KeyError, TypeError):
-                reference = read_golden(case, path.stem).provenance["reference"]
-                references.add(" ".join(f"{k}@{v}" for k, v in sorted(reference.items())))
-    return {"root": str(corpus.root), "version": __version__, "cases": len(corpus.cases),
-            "sha256": digest.hexdigest(), "reference": sorted(references)}
 
 
 def footer(results: Iterable[dict[str, Any]],
