@@ -73,13 +73,16 @@ def _save_cache(path: Path, entries: dict[str, _Entry]) -> None:
             old.unlink(missing_ok=True)
 
 
-def case_files(corpus: Corpus) -> list[Path]:
-    """Every file that makes up the selected corpus's cases, in a stable order."""
-    files: list[Path] = []
+def case_files(corpus: Corpus) -> list[str]:
+    """Every file that makes up the corpus's cases, as paths, in a stable order."""
+    files: list[str] = []
     for case in corpus.cases:
-        expected = case.directory / "expected"
-        goldens = sorted(expected.glob("*.json")) if expected.is_dir() else []
-        files.extend((case.metadata_path, case.session_path, *goldens))
+        expected = os.path.join(case.directory, "expected")
+        try:
+            goldens = sorted(e.path for e in os.scandir(expected) if e.name.endswith(".json"))
+        except OSError:
+            goldens = []
+        files.extend((str(case.metadata_path), str(case.session_path), *goldens))
     return files
 
 
@@ -94,16 +97,17 @@ def corpus_identity(corpus: Corpus) -> dict[str, Any]:
     fresh: dict[str, _Entry] = {}
     digest = hashlib.sha256()
     references: set[str] = set()
+    prefix = len(str(corpus.root)) + 1
     for path in case_files(corpus):
-        name = path.relative_to(corpus.root).as_posix()
+        name = path[prefix:]
         try:
-            stat = path.stat()
+            stat = os.stat(path)
         except OSError:
             continue  # a missing session is the corpus loader's error to report, not ours
         entry = cached.get(name)
         if entry is None or (entry.size, entry.mtime_ns) != (stat.st_size, stat.st_mtime_ns):
-            data = path.read_bytes()
-            is_golden = path.parent.name == "expected"
+            data = Path(path).read_bytes()
+            is_golden = os.path.basename(os.path.dirname(path)) == "expected"
             entry = _Entry(stat.st_size, stat.st_mtime_ns, hashlib.sha256(data).hexdigest(),
                            _reference_of(data) if is_golden else None)
         fresh[name] = entry
