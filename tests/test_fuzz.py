@@ -125,3 +125,25 @@ def test_the_cli_passes_a_correct_implementation(tmp_path: Path,
     assert result.exit_code == 0, result.output
     assert "no disagreement in 30 sessions" in result.output
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_seed_draws_the_same_sessions_twice():
+    """Shrinking replays the exploring phase's seed: both must draw the same sessions."""
+    from conformance.maintenance.fuzz import _draw
+
+    first: list[bytes] = []
+    second: list[bytes] = []
+    _draw(fuzz_sessions("valid"), 30, 11, first.append)
+    _draw(fuzz_sessions("valid"), 30, 11, second.append)
+    assert first == second and len(set(first)) > 1
+
+
+@pytest.mark.reference
+@pytest.mark.slow
+def test_two_pairs_explore_together_and_still_shrink_the_planted_bug():
+    pairs = [Differential(stats_double("buggy"), reference()) for _ in range(2)]
+    with pairs[0], pairs[1]:
+        outcome = fuzz(pairs, max_examples=80, seed=7)
+    assert outcome.examples == 80 and outcome.findings
+    # Exploring finds sessions of any size; only the replayed, shrinking phase makes them small.
+    assert _entries(outcome.findings[0].session) <= 3, outcome.findings[0].session.decode()

@@ -11,23 +11,33 @@ is written as a candidate case directory: ``case.toml`` and ``session.jsonl``, n
 Both processes stay alive across examples (protocol v1's persistent mode): that is what
 makes hundreds of sessions per second possible. A crash or hang is a finding too, and the
 process is restarted for the next example.
+
+A run has two phases, so that generation stays off the critical path. Exploring: one thread
+draws sessions with Hypothesis while ``-j`` pairs of processes (implementation and reference,
+each pair started side by side) answer the ones drawn before; nothing waits for anything but
+the slowest of the three. Shrinking, only when something disagreed: Hypothesis replays the
+same seed (the same sessions, drawn again without being sent anywhere) until it reaches a
+session that disagreed, and from there compares and shrinks for real.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import queue
+import random
 import re
 import shutil
 import tempfile
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hypothesis import HealthCheck, Verbosity, given, settings
+from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 from hypothesis.errors import FlakyFailure
@@ -120,8 +130,11 @@ class Differential:
         self.stages: list[str] = []
 
     def __enter__(self) -> Differential:
-        ref_hello = self.reference.start()
-        hello = self.impl.start()
+        try:
+            ref_hello, hello = _start_together(self.reference, self.impl)
+        except BaseException:
+            self.__exit__()
+            raise
         both = [s for s in (*SESSION_STAGES, *sorted(ref_hello.stages - set(SESSION_STAGES)))
                 if s in hello.stages and s in ref_hello.stages]
         if self.wanted:
@@ -220,40 +233,136 @@ def request_options(stages: list[str]) -> dict[str, Any]:
 @dataclass
 class FuzzOutcome:
     examples: int
-    elapsed: float
+    elapsed: float  # exploring: drawing sessions and comparing the answers, shrinking excluded
     stages: list[str]
     findings: list[Finding]
     flaky: bool = False
+    shrink_elapsed: float = 0.0
 
     @property
     def rate(self) -> float:
         return self.examples / self.elapsed if self.elapsed else 0.0
 
 
-def fuzz(differential: Differential, *, max_examples: int = 200, seed: int | None = None,
-         sessions: SearchStrategy[bytes] | None = None,
-         on_example: Callable[[int], None] = lambda n: None) -> FuzzOutcome:
-    """Run Hypothesis over ``sessions``; every distinct disagreement comes back shrunk."""
-    count = 0
+_DONE = object()
 
-    @settings(max_examples=max_examples, database=None, deadline=None,
-              suppress_health_check=list(HealthCheck), report_multiple_bugs=True,
-              verbosity=Verbosity.quiet, derandomize=False, print_blob=False)
-    @given(sessions if sessions is not None else fuzz_sessions())
-    def probe(session: bytes) -> None:
+
+def _start_together(*impls: Implementation) -> list[protocol.Hello]:
+    """Start every implementation at once (a Node handshake takes a while); if one fails, the
+    others are closed and the first failure is raised."""
+    with ThreadPoolExecutor(len(impls)) as pool:
+        futures = [pool.submit(impl.start) for impl in impls]
+        errors = [f.exception() for f in futures]
+    failed = next((e for e in errors if e is not None), None)
+    if failed is not None:
+        for impl in impls:
+            with contextlib.suppress(Exception):
+                impl.close()
+        raise failed
+    return [f.result() for f in futures]
+
+
+def _settings(max_examples: int) -> settings:
+    """The same settings for drawing and for replaying, so that a seed gives the same
+    sessions in both phases."""
+    return settings(max_examples=max_examples, database=None, deadline=None,
+                    suppress_health_check=list(HealthCheck), report_multiple_bugs=True,
+                    verbosity=Verbosity.quiet, derandomize=False, print_blob=False,
+                    phases=[Phase.generate, Phase.shrink])
+
+
+def _draw(sessions: SearchStrategy[bytes], max_examples: int, seed: int,
+          sink: Callable[[bytes], None]) -> None:
+    @_settings(max_examples)
+    @given(sessions)
+    def draw(session: bytes) -> None:
+        sink(session)
+
+    hypothesis_seed(seed)(draw)()
+
+
+def fuzz(differentials: Differential | Sequence[Differential], *, max_examples: int = 200,
+         seed: int | None = None, sessions: SearchStrategy[bytes] | None = None,
+         on_example: Callable[[int], None] = lambda n: None) -> FuzzOutcome:
+    """Explore ``max_examples`` sessions over every pair in ``differentials`` at once, then
+    shrink every distinct disagreement (see the module's docstring)."""
+    pairs = [differentials] if isinstance(differentials, Differential) else list(differentials)
+    if not pairs:
+        raise ConformanceError("fuzz needs at least one implementation and reference pair")
+    strategy = sessions if sessions is not None else fuzz_sessions()
+    if seed is None:
+        seed = random.SystemRandom().getrandbits(32)
+    drawn: queue.Queue[Any] = queue.Queue(maxsize=8 * len(pairs))
+    found: dict[str, Finding] = {}
+    lock = threading.Lock()
+    count = 0
+    failure: list[BaseException] = []
+
+    def produce() -> None:
+        try:
+            _draw(strategy, max_examples, seed, drawn.put)
+        except BaseException as exc:  # reported below, after the workers stop
+            failure.append(exc)
+        finally:
+            for _ in pairs:
+                drawn.put(_DONE)
+
+    def work(pair: Differential) -> None:
         nonlocal count
-        count += 1
-        on_example(count)
-        finding = differential.compare(session)
+        while (session := drawn.get()) is not _DONE:
+            try:
+                finding = pair.compare(session)
+            except BaseException as exc:
+                failure.append(exc)
+                continue
+            with lock:
+                count += 1
+                on_example(count)
+                if finding is not None:
+                    found.setdefault(finding.key, finding)
+
+    started = time.perf_counter()
+    threads = [threading.Thread(target=produce, daemon=True)]
+    threads += [threading.Thread(target=work, args=(pair,), daemon=True) for pair in pairs]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    elapsed = time.perf_counter() - started
+    if failure:
+        raise failure[0]
+    if not found:
+        return FuzzOutcome(count, elapsed, pairs[0].stages, [])
+    started = time.perf_counter()
+    shrunk, flaky = _shrink(pairs[0], strategy, max_examples, seed,
+                            {f.session for f in found.values()})
+    if not shrunk:  # the replay never disagreed: keep what exploring found, as it was
+        shrunk, flaky = list(found.values()), True
+    return FuzzOutcome(count, elapsed, pairs[0].stages, shrunk, flaky,
+                       time.perf_counter() - started)
+
+
+def _shrink(pair: Differential, strategy: SearchStrategy[bytes], max_examples: int, seed: int,
+            disagreeing: set[bytes]) -> tuple[list[Finding], bool]:
+    """Replay ``seed`` without comparing until a session that disagreed comes round again,
+    then compare every session from there on and let Hypothesis shrink each kind."""
+    reached = False
+
+    @_settings(max_examples)
+    @given(strategy)
+    def probe(session: bytes) -> None:
+        nonlocal reached
+        if not reached and session not in disagreeing:
+            return
+        reached = True
+        finding = pair.compare(session)
         if finding is not None:
             raise _disagreement_type(finding.key)(finding)
 
-    test = hypothesis_seed(seed)(probe) if seed is not None else probe
-    started = time.perf_counter()
     findings: list[Finding] = []
     flaky = False
     try:
-        test()
+        hypothesis_seed(seed)(probe)()
     except Disagreement as exc:
         findings.append(exc.finding)
     except BaseExceptionGroup as group:
@@ -262,9 +371,8 @@ def fuzz(differential: Differential, *, max_examples: int = 200, seed: int | Non
         if rest is not None and not flaky:
             raise
         findings += [leaf.finding for leaf in _leaves(matched)]
-    elapsed = time.perf_counter() - started
     unique = {f.session: f for f in findings}
-    return FuzzOutcome(count, elapsed, differential.stages, list(unique.values()), flaky)
+    return list(unique.values()), flaky
 
 
 def _leaves(group: BaseExceptionGroup | None) -> list[Disagreement]:
