@@ -1,0 +1,157 @@
+"""Every speed and memory figure of the project, side by side, in one run: prints, never asserts.
+
+The machine is shared and noisy, so each figure that matters is a ratio of two things measured
+back to back in the same run, and the load average is printed before and after. Each
+measurement runs the real command in a child process (the way a user runs it):
+
+* ``--help``: median wall time of ``pi-conformance --help`` against ``python -c pass``;
+* a one-case run: wall time from start to the end of a run of one case (an upper bound on the
+  time to the first result);
+* a full reference run with ``-j 1`` and ``-j 2``: wall time, peak RSS of the largest process
+  (Node included), and the reference's own answering time (the sum of the report's per-result
+  durations), so ``wall / answering`` is the judge's cost and ``-j 2 / -j 1`` the scaling;
+* ``fuzz`` against the reference, ``-j 1`` and ``-j 2``: sessions per second, shrinking
+  excluded (there is nothing to shrink: the reference agrees with itself);
+* comparison on big sessions, when ``benchmarks/bench_compare.py`` is present: its own figures.
+
+    python benchmarks/bench_all.py [--skip fuzz,compare] [--repeat 10]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import orjson
+
+HERE = Path(__file__).resolve().parent
+CLI = [sys.executable, "-m", "conformance.cli.main"]
+_WRAPPER = ("import resource, subprocess, sys, time\n"
+            "t = time.perf_counter()\n"
+            "code = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL,"
+            " stderr=subprocess.PIPE).returncode\n"
+            "wall = time.perf_counter() - t\n"
+            "rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss\n"
+            "print(code, wall, rss)\n")
+
+
+def load() -> str:
+    one, five, fifteen = os.getloadavg()
+    return f"load average {one:.2f} {five:.2f} {fifteen:.2f} on {os.cpu_count()} cores"
+
+
+def measured(command: list[str]) -> tuple[int, float, int]:
+    """Exit code, wall seconds and peak RSS (KiB) of the largest process ``command`` ran."""
+    out = subprocess.run([sys.executable, "-c", _WRAPPER, *command], capture_output=True,
+                         text=True, check=True).stdout.split()
+    return int(out[0]), float(out[1]), int(out[2])
+
+
+def median_wall(command: list[str], repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+        times.append(time.perf_counter() - started)
+    return statistics.median(times)
+
+
+def answering_time(report: Path) -> float:
+    total = 0.0
+    for line in report.read_bytes().splitlines():
+        record = orjson.loads(line)
+        if record.get("type") == "result":
+            total += float(record.get("duration") or 0.0)
+    return total
+
+
+def row(name: str, value: str, note: str = "") -> None:
+    print(f"  {name:<44} {value:>16}  {note}", flush=True)
+
+
+def bench_help(repeat: int) -> None:
+    baseline = median_wall([sys.executable, "-c", "pass"], repeat)
+    help_time = median_wall([*CLI, "--help"], repeat)
+    print("CLI start-up")
+    row("python -c pass", f"{baseline * 1000:.0f} ms")
+    row("pi-conformance --help", f"{help_time * 1000:.0f} ms",
+        f"{help_time / baseline:.1f}x python -c pass (target: under 100 ms)")
+
+
+def bench_runs(scratch: Path) -> None:
+    print("Runs against the reference")
+    one = scratch / "one.jsonl"
+    code, wall, _ = measured([*CLI, "run", "--impl", "reference", "-k",
+                              "branch.assistant-sets-model", "--report", str(one)])
+    row("one-case run, start to end", f"{wall:.2f} s", f"exit {code} (target: under 1 s)")
+    walls = {}
+    for jobs in (1, 2):
+        report = scratch / f"full-{jobs}.jsonl"
+        code, wall, rss = measured([*CLI, "run", "--impl", "reference", "-j", str(jobs),
+                                    "--report", str(report)])
+        walls[jobs] = wall
+        answering = answering_time(report)
+        row(f"full run -j {jobs}: wall", f"{wall:.2f} s", f"exit {code}")
+        row(f"full run -j {jobs}: the reference answering", f"{answering:.2f} s",
+            f"wall / answering = {wall / answering:.2f}" + (
+                " (target: at most 2)" if jobs == 1 else ""))
+        row(f"full run -j {jobs}: peak RSS", f"{rss / 1024:.0f} MiB", "(target: under 1 GiB)")
+    row("full run: -j 2 wall / -j 1 wall", f"{walls[2] / walls[1]:.2f}", "(target: at most 0.65)")
+
+
+_RATE = re.compile(r"(\d+) sessions in ([\d.]+)s \((\d+)/s")
+
+
+def bench_fuzz(scratch: Path, examples: int) -> None:
+    print("Differential fuzzing, the reference against itself")
+    for jobs in (1, 2):
+        done = subprocess.run([*CLI, "fuzz", "--impl", "reference", "--max-examples",
+                               str(examples), "--seed", "1", "-j", str(jobs), "--out",
+                               str(scratch / "fuzz")], capture_output=True, text=True,
+                              check=False)
+        match = _RATE.search(done.stderr)
+        if match is None:
+            row(f"fuzz -j {jobs}", "no figure", done.stderr.strip().splitlines()[-1:])
+            continue
+        row(f"fuzz -j {jobs}: {match.group(1)} sessions", f"{match.group(3)}/s",
+            f"{match.group(2)} s (target: at least 100/s)")
+
+
+def bench_compare() -> None:
+    script = HERE / "bench_compare.py"
+    if not script.is_file():
+        return
+    print("Comparison on big sessions (benchmarks/bench_compare.py)", flush=True)
+    subprocess.run([sys.executable, str(script)], check=False)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--skip", default="", help="comma-separated: help,runs,fuzz,compare")
+    parser.add_argument("--repeat", type=int, default=10)
+    parser.add_argument("--fuzz-examples", type=int, default=200)
+    args = parser.parse_args()
+    skip = set(filter(None, args.skip.split(",")))
+    print(f"pi-conformance benchmarks; before: {load()}", flush=True)
+    with tempfile.TemporaryDirectory(prefix="pi-conformance-bench-") as tmp:
+        scratch = Path(tmp)
+        if "help" not in skip:
+            bench_help(args.repeat)
+        if "runs" not in skip:
+            bench_runs(scratch)
+        if "fuzz" not in skip:
+            bench_fuzz(scratch, args.fuzz_examples)
+        if "compare" not in skip:
+            bench_compare()
+    print(f"after: {load()}")
+
+
+if __name__ == "__main__":
+    main()
