@@ -1,8 +1,9 @@
 """Protocol v1 between the runner and an implementation (docs/protocol.md).
 
 JSON lines on stdin and stdout: ``hello`` -> capabilities, ``run`` -> results per stage,
-``bye``. Every message has a JSON Schema in ``schemas/protocol/``; ``validate`` checks one
-against its schema, which the smoke command and ``--validate-protocol`` use.
+``bye``. The JSON Schemas in ``schemas/protocol/`` are the one source of truth for what a
+message may hold: every check here is one of their validators, compiled once, and every
+problem names the message and the JSON path it is at.
 """
 
 from __future__ import annotations
@@ -12,38 +13,61 @@ from functools import cache
 from typing import Any
 
 import jsonschema
+from referencing import Registry, Resource
 
 from conformance import jsonio
 from conformance._paths import SCHEMA_DIR
 from conformance.errors import ImplementationError, ProtocolViolation, RunFailed
 
 VERSION = 1
-MESSAGES = ("hello-request", "hello-response", "run-request", "run-response", "bye-request")
-STAGE_RESULT_KINDS = ("output", "rejected", "skipped", "error")
+SCHEMA_BASE = "https://pi-conformance.invalid/schemas/protocol/"
+#: The part of ``run-response`` one stage's result must match; the lenient path checks each
+#: stage against it alone, so one malformed stage costs that stage only.
+STAGE_RESULT = "run-response#/$defs/stageResult"
+
+
+@cache
+def _registry() -> Registry:
+    resources = [Resource.from_contents(jsonio.read_json(path))
+                 for path in sorted((SCHEMA_DIR / "protocol").glob("*.json"))]
+    return Registry().with_resources((str(resource.id()), resource) for resource in resources)
 
 
 @cache
 def validator(message: str) -> jsonschema.protocols.Validator:
-    schema = jsonio.read_json(SCHEMA_DIR / "protocol" / f"{message}.json")
-    return jsonschema.Draft202012Validator(schema)
+    """The compiled validator of ``message``: a schema's name (``run-response``), or a part
+    of one (``run-response#/$defs/stageResult``)."""
+    name, _, pointer = message.partition("#")
+    if f"{SCHEMA_BASE}{name}.json" not in _registry():
+        raise ValueError(f"no protocol schema named {name!r}")
+    return jsonschema.Draft202012Validator(
+        {"$ref": f"{SCHEMA_BASE}{name}.json#{pointer}"}, registry=_registry())
 
 
-def schema_errors(message: str, value: Any) -> list[str]:
-    """Readable schema violations of ``value`` as a ``message``; empty when it is valid."""
-    return [
-        f"{'/'.join(map(str, e.absolute_path)) or '(top level)'}: {e.message}"
-        for e in sorted(validator(message).iter_errors(value), key=lambda e: list(e.path))
-    ]
+def schema_errors(message: str, value: Any, at: str = "$") -> list[str]:
+    """Readable schema violations of ``value`` as a ``message``; empty when it is valid.
+
+    Each names the message and the JSON path of the offending value, e.g.
+    ``run-response $.results.entries: Additional properties are not allowed``; ``at`` is the
+    path of ``value`` itself when it is part of a larger message.
+    """
+    check = validator(message)
+    if check.is_valid(value):  # the fast path: a valid message builds no error objects
+        return []
+    name = message.partition("#")[0]
+    return [f"{name} {at}{error.json_path[1:]}: {error.message}"
+            for error in sorted(check.iter_errors(value), key=lambda e: list(map(str, e.path)))]
 
 
 def run_answer_problems(answer: Any, stages: list[str]) -> list[str]:
     """Everything strict validation finds in a run answer: schema violations, and results for
-    stages that were not asked for (which the lenient path silently ignores)."""
+    stages that were not asked for (which the lenient path silently ignores, and which no
+    schema can say, since it depends on the request)."""
     problems = schema_errors("run-response", answer)
     results = answer.get("results") if isinstance(answer, dict) else None
     if isinstance(results, dict):
-        problems += [f"results/{stage}: a result for a stage that was not asked for"
-                     for stage in sorted(set(results) - set(stages))]
+        problems += [f"run-response $.results.{stage}: a result for a stage that was not "
+                     f"asked for" for stage in sorted(set(results) - set(stages))]
     return problems
 
 
@@ -107,21 +131,6 @@ def run_request(seq: int, case_id: str, features: tuple[str, ...], session_path:
     return request
 
 
-def _stage_result_problem(result: Any) -> str | None:
-    """Why one stage result is malformed, or None (the run-response schema, checked fast)."""
-    if not isinstance(result, dict) or len(result) != 1:
-        return f"needs exactly one of {', '.join(STAGE_RESULT_KINDS)}"
-    kind, value = next(iter(result.items()))
-    if kind not in STAGE_RESULT_KINDS:
-        return f"unknown result kind {kind!r} (use one of {', '.join(STAGE_RESULT_KINDS)})"
-    if kind in ("rejected", "error") and not (
-            isinstance(value, dict) and isinstance(value.get("message"), str)):
-        return f"{kind} needs {{\"message\": string}}"
-    if kind == "skipped" and not isinstance(value, str):
-        return "skipped needs a string (the reason)"
-    return None
-
-
 def check_run_answer(answer: Any, seq: int, stages: list[str]) -> dict[str, dict[str, Any]]:
     """The per-stage results of a run answer.
 
@@ -144,11 +153,13 @@ def check_run_answer(answer: Any, seq: int, stages: list[str]) -> dict[str, dict
         raise ProtocolViolation("run answer has neither results nor error")
     checked: dict[str, dict[str, Any]] = {}
     for stage in stages:
-        result = results.get(stage)
-        problem = ("no result for this stage" if result is None
-                   else _stage_result_problem(result))
-        if problem is None and isinstance(result, dict):
-            checked[stage] = result
+        if stage not in results:
+            problems = [f"run-response $.results.{stage}: no result for this stage"]
         else:
-            checked[stage] = {"protocol-error": {"message": f"malformed stage result: {problem}"}}
+            problems = schema_errors(STAGE_RESULT, results[stage], f"$.results.{stage}")
+        if problems:
+            checked[stage] = {"protocol-error": {
+                "message": "malformed stage result: " + "; ".join(problems[:3])}}
+        else:
+            checked[stage] = results[stage]
     return checked
