@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import tomli_w
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
@@ -387,13 +388,6 @@ def _leaves(group: BaseExceptionGroup | None) -> list[Disagreement]:
     return out
 
 
-def _toml_string(text: str) -> str:
-    """A TOML basic string (JSON escapes are TOML escapes, but DEL must be escaped too)."""
-    import json
-
-    return json.dumps(text, ensure_ascii=False).replace("\x7f", "\\u007F")
-
-
 def candidate_slug(session: bytes) -> str:
     return "fuzz-" + hashlib.sha256(session).hexdigest()[:10]
 
@@ -408,13 +402,13 @@ def write_candidate(finding: Finding, out: Path, impl_name: str, command: str,
     lines = [f"Found by the differential fuzzer: {impl_name} disagrees with Pi.", ""]
     for stage, what in finding.stages.items():
         lines.append(f"{stage}: {what}")
-    meta = [
-        f"id = {_toml_string('fuzz.' + slug)}",
-        f"title = {_toml_string(f'{impl_name} disagrees with Pi on ' + ', '.join(finding.stages))}",
-        f"description = {_toml_string(chr(10).join(lines))}",
-        f"features = [{_toml_string(FEATURE)}]",
-        "stages = [" + ", ".join(_toml_string(s) for s in stages) + "]",
-        f"source = {_toml_string(command)}",
-    ]
-    (directory / "case.toml").write_text("\n".join(meta) + "\n", encoding="utf-8")
+    meta = {
+        "id": f"fuzz.{slug}",
+        "title": f"{impl_name} disagrees with Pi on " + ", ".join(finding.stages),
+        "description": "\n".join(lines),
+        "features": [FEATURE],
+        "stages": stages,
+        "source": command,
+    }
+    (directory / "case.toml").write_text(tomli_w.dumps(meta), encoding="utf-8")
     return directory

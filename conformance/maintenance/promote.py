@@ -9,6 +9,8 @@ import shutil
 import tomllib
 from pathlib import Path
 
+import tomli_w
+
 from conformance.corpus.cases import Case, Corpus
 from conformance.errors import ConformanceError, CorpusError
 from conformance.maintenance.regenerate import regenerate
@@ -41,8 +43,7 @@ def promote(candidate: Path, corpus: Corpus, requested_id: str | None = None,
             raise ConformanceError("not a fuzzer candidate: missing " + path.name,
                                    path=candidate)
     try:
-        meta_text = meta_path.read_text(encoding="utf-8")
-        meta = tomllib.loads(meta_text)
+        meta = tomllib.loads(meta_path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise CorpusError(f"cannot read the candidate's metadata: {exc}", path=meta_path) \
             from None
@@ -56,9 +57,8 @@ def promote(candidate: Path, corpus: Corpus, requested_id: str | None = None,
     destination.mkdir(parents=True)
     try:
         shutil.copyfile(session_path, destination / "session.jsonl")
-        old_id = re.compile(r"^id\s*=.*$", re.MULTILINE)
-        (destination / "case.toml").write_text(
-            old_id.sub(f'id = "{case_id}"', meta_text, count=1), encoding="utf-8")
+        (destination / "case.toml").write_text(tomli_w.dumps({**meta, "id": case_id}),
+                                               encoding="utf-8")
         case = corpus.load_case(destination)
         unknown = [f for f in case.features if f not in corpus.features]
         if unknown:

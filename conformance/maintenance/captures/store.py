@@ -16,6 +16,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import tomli_w
+
 from conformance import jsonio
 from conformance.implementations.reference import Installation, lock_sha256
 from conformance.maintenance.captures.record import Recording
@@ -91,10 +93,6 @@ def case_id(scenario: Scenario) -> str:
     return f"captured.{scenario.name}"
 
 
-def _toml_string(text: str) -> str:
-    return json.dumps(text, ensure_ascii=False)
-
-
 def persisted_messages(files: dict[str, str]) -> list[Any]:
     """The messages of Pi's get_entries answer, in file order."""
     entries = json.loads(files["get_entries.json"])["entries"]
@@ -122,45 +120,22 @@ def case_stages(scenario: Scenario, files: dict[str, str]) -> list[str]:
 def case_toml(scenario: Scenario, files: dict[str, str]) -> str:
     """Metadata of the derived case; its request stage uses the fake model Pi reported."""
     state = json.loads(files["get_state.json"])
-    model = state["model"]
+    request: dict[str, Any] = {"catalog": False, "sessionId": state["sessionId"]}
     level = state.get("thinkingLevel", "off")
-    lines = [
-        f"id = {_toml_string(case_id(scenario))}",
-        f"title = {_toml_string('Captured: ' + scenario.title)}",
-        "description = " + _toml_string(
-            f"The session the real pi CLI wrote in scenario {scenario.name} "
-            f"(corpus/captures/{scenario.name}), normalized. Written by pi-conformance "
-            f"capture; do not edit."),
-        f"features = {json.dumps(['captured', *scenario.features])}",
-        f"source = {_toml_string('capture:' + scenario.name)}",
-        "stages = " + json.dumps(case_stages(scenario, files)),
-        "",
-        "[options.request]",
-        "catalog = false",
-        f"sessionId = {_toml_string(state['sessionId'])}",
-    ]
     if level and level != "off":
-        lines.append(f"reasoning = {_toml_string(level)}")
-    lines.append("")
-    lines.append(f"[options.request.models.{_toml_string(scenario.api)}]")
-    for key, value in model.items():
-        lines.append(f"{json.dumps(key)} = {_toml_value(value)}")
-    return "\n".join(lines) + "\n"
-
-
-def _toml_value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return json.dumps(value)
-    if isinstance(value, str):
-        return _toml_string(value)
-    if isinstance(value, list):
-        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{json.dumps(k)} = {_toml_value(v)}"
-                               for k, v in value.items()) + "}"
-    raise TypeError(f"cannot write {value!r} as TOML")
+        request["reasoning"] = level
+    request["models"] = {scenario.api: state["model"]}
+    return tomli_w.dumps({
+        "id": case_id(scenario),
+        "title": "Captured: " + scenario.title,
+        "description": f"The session the real pi CLI wrote in scenario {scenario.name} "
+                       f"(corpus/captures/{scenario.name}), normalized. Written by "
+                       f"pi-conformance capture; do not edit.",
+        "features": ["captured", *scenario.features],
+        "source": "capture:" + scenario.name,
+        "stages": case_stages(scenario, files),
+        "options": {"request": request},
+    })
 
 
 def events_golden(scenario: Scenario, files: dict[str, str], prov: dict[str, Any]) -> str:
