@@ -27,11 +27,11 @@ from pathlib import Path
 
 from conformance.corpus.cases import Corpus
 from conformance.implementations import protocol
+from conformance.implementations.specs import resolve
 from conformance.implementations.transports import (
     Implementation,
     OneShotImplementation,
     PersistentImplementation,
-    resolve,
 )
 from conformance.reporting.run import RunRequest, execute
 

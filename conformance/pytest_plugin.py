@@ -100,7 +100,7 @@ class PiConformance:
 
     def _started(self) -> Any:
         if self.implementation is None and self.start_error is None:
-            from conformance.implementations.transports import resolve
+            from conformance.implementations.specs import resolve
 
             try:
                 implementation = resolve(self.spec)

@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from conformance.corpus.cases import Corpus
-from conformance.implementations.transports import Implementation, resolve
+from conformance.implementations.specs import resolve
+from conformance.implementations.transports import Implementation
 from conformance.judging.runner import Runner, RunSettings, Selection, StageResult
 
 

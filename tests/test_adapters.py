@@ -22,7 +22,7 @@ from conformance.implementations.known.install import (
     Virtualenv,
     pins_sha256,
 )
-from conformance.implementations.transports import resolve
+from conformance.implementations.specs import resolve
 from conformance.judging.runner import Runner, RunSettings, Selection
 
 

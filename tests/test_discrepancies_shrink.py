@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from conformance.implementations.transports import resolve
+from conformance.implementations.specs import resolve
 from conformance.maintenance.discrepancies.shrink import Oracle, ddmin, shrink
 
 HEADER = {"type": "session", "version": 3, "id": "s", "timestamp": "2024-01-01T00:00:00.000Z",

@@ -11,11 +11,8 @@ from conftest import FAKES
 from conformance.errors import ConformanceError, ImplementationError
 from conformance.implementations.protocol import hello_request
 from conformance.implementations.python_host import answer_to, encode
-from conformance.implementations.transports import (
-    OneShotImplementation,
-    PersistentImplementation,
-    resolve,
-)
+from conformance.implementations.specs import resolve
+from conformance.implementations.transports import OneShotImplementation, PersistentImplementation
 
 
 def test_resolve_knows_every_kind_of_spec():

@@ -129,7 +129,7 @@ def test_kill_takes_the_whole_process_group():
 MEASURE = """
 import resource, sys
 from conformance.corpus.cases import Corpus
-from conformance.implementations.transports import resolve
+from conformance.implementations.specs import resolve
 from conformance.judging.runner import Runner, RunSettings, Selection
 corpus = Corpus(__import__("pathlib").Path(sys.argv[1]))
 impl = resolve(sys.argv[2])

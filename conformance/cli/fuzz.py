@@ -41,7 +41,8 @@ if TYPE_CHECKING:
 def fuzz_command(impl_spec: str, max_examples: int, seed: int | None, stages: tuple[str, ...],
                  kind: str, out: Path, timeout: float, jobs: int) -> None:
     """Run generated sessions through IMPL and the reference; shrink and save disagreements."""
-    from conformance.implementations.transports import reference, resolve
+    from conformance.implementations.specs import resolve
+    from conformance.implementations.transports import reference
     from conformance.maintenance.fuzz import Differential, fuzz, fuzz_sessions, write_candidate
 
     command = "pi-conformance fuzz " + shlex.join(

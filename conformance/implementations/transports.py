@@ -1,29 +1,19 @@
-"""The ways to reach an implementation, and ``resolve`` from an ``--impl`` spec to one of them.
-
-``--impl`` accepts (docs/implementations.md):
-
-* ``reference``: the pinned, real Pi (installed by ``pi-conformance reference install``);
-* ``NAME@VERSION``: a known adapter (conformance/implementations/known), installed on first use;
-* ``process:COMMAND``: a persistent process speaking protocol v1 (the fast way);
-* ``oneshot:COMMAND``: one process per request: the request on stdin, the answer on stdout;
-* ``python:MODULE:ATTR``: a Python callable, hosted in a child process so that its crash
-  cannot take the runner down;
-* a path to an ``.toml`` file describing one of the above, with ``cwd`` and ``env``.
+"""The ways to reach an implementation: a persistent process, one process per request, the
+reference. ``specs.resolve`` turns an ``--impl`` value into one of them.
 """
 
 from __future__ import annotations
 
 import os
-import shlex
 import sys
-import tomllib
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from conformance.errors import ConformanceError, ImplementationError
+from conformance.errors import ImplementationError
 from conformance.implementations import protocol
+from conformance.implementations import reference as ref
 from conformance.implementations.process import (
     HELLO_TIMEOUT,
     Crashed,
@@ -39,7 +29,6 @@ __all__ = [
     "PersistentImplementation",
     "ProtocolViolation",
     "Timeout",
-    "resolve",
 ]
 
 
@@ -171,8 +160,6 @@ class OneShotImplementation(Implementation):
 
 def reference() -> PersistentImplementation:
     """The real Pi, with a private HOME and agent directory for each process it starts."""
-    from conformance.implementations import reference as ref
-
     installation = ref.require_installation()
     setup, teardown = ref.sandbox_homes()
     return PersistentImplementation(
@@ -184,59 +171,3 @@ def python_callable(spec: str, target: str, *, cwd: Path | None = None) -> Persi
     command = [sys.executable, "-m", "conformance.implementations.python_host", target]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(cwd or Path.cwd()), *sys.path])}
     return PersistentImplementation(spec, command, cwd=cwd, env=env)
-
-
-def _from_file(path: Path) -> Implementation:
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ConformanceError(f"cannot read implementation file: {exc}", path=path) from None
-    kind = data.get("kind")
-    if not isinstance(data.get("cwd", "."), str):
-        raise ConformanceError("'cwd' must be a string (a directory)", path=path)
-    if not isinstance(data.get("env", {}), dict):
-        raise ConformanceError("'env' must be a table of strings", path=path)
-    cwd = (path.parent / data.get("cwd", ".")).resolve()
-    env = {**os.environ, **{k: str(v) for k, v in data.get("env", {}).items()}}
-    command = data.get("command")
-    if kind in ("process", "oneshot"):
-        if isinstance(command, str):
-            command = shlex.split(command)
-        if not isinstance(command, list) or not command or \
-                not all(isinstance(c, str) for c in command):
-            raise ConformanceError("'command' must be a string or a list of strings", path=path)
-        cls = PersistentImplementation if kind == "process" else OneShotImplementation
-        return cls(str(path), command, cwd=cwd, env=env)
-    if kind == "python":
-        target = data.get("callable")
-        if not isinstance(target, str):
-            raise ConformanceError("'callable' must be 'module:attribute'", path=path)
-        return python_callable(str(path), target, cwd=cwd)
-    raise ConformanceError(
-        f"'kind' must be process, oneshot or python, not {kind!r}", path=path)
-
-
-def resolve(spec: str) -> Implementation:
-    """The implementation an ``--impl`` value names; a bad spec is a ConformanceError."""
-    if spec == "reference":
-        return reference()
-    kind, _, rest = spec.partition(":")
-    if kind in ("process", "oneshot") and rest:
-        command = shlex.split(rest)
-        cls = PersistentImplementation if kind == "process" else OneShotImplementation
-        return cls(spec, command)
-    if kind == "python" and rest:
-        return python_callable(spec, rest)
-    from conformance.implementations.known import lookup
-
-    known = lookup(spec)  # a registered adapter: pi@1.0.3, pi-ai-python, ccusage-pi, ...
-    if known is not None:
-        return known.implementation()  # type: ignore[no-any-return]
-    path = Path(spec)
-    if path.suffix == ".toml":
-        if not path.is_file():
-            raise ConformanceError("no such implementation file", path=path)
-        return _from_file(path)
-    raise ConformanceError(
-        f"unknown implementation {spec!r}: use reference, a known NAME@VERSION (pi-conformance "
-        "adapters list), process:COMMAND, oneshot:COMMAND, python:MODULE:ATTR or a .toml file")

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 from conformance.corpus.cases import Case, Corpus
 from conformance.errors import ImplementationError
-from conformance.implementations.transports import Implementation, PersistentImplementation, resolve
+from conformance.implementations.specs import resolve
+from conformance.implementations.transports import Implementation, PersistentImplementation
 from conformance.judging.runner import Runner, RunSettings, Selection, StageResult
 
 

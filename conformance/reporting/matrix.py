@@ -25,6 +25,7 @@ from conformance.corpus.identity import corpus_identity as identity_of
 from conformance.corpus.stages import ALL_STAGES, stage_sort_key
 from conformance.errors import ConformanceError
 from conformance.implementations.known import KNOWN, Entry
+from conformance.implementations.specs import known_implementation
 from conformance.implementations.transports import Implementation
 from conformance.judging.baseline import counts_as_failure
 from conformance.judging.runner import Runner, RunSettings, Selection, StageResult
@@ -106,7 +107,7 @@ def run_one(entry: Entry, corpus: Corpus, cases: list[Case], out_dir: Path,
     column = Column(entry)
     try:
         column.install_seconds = entry.install().seconds
-        impl = Recording(entry.implementation())
+        impl = Recording(known_implementation(entry))
     except ConformanceError as exc:
         column.unavailable = f"could not install: {exc.describe()}"
         return column

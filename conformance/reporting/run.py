@@ -19,7 +19,8 @@ from typing import IO, Any
 from conformance.corpus.cases import Corpus
 from conformance.corpus.identity import corpus_identity
 from conformance.errors import ConformanceError
-from conformance.implementations.transports import Implementation, resolve
+from conformance.implementations.specs import resolve
+from conformance.implementations.transports import Implementation
 from conformance.judging.baseline import Baseline, counts_as_failure
 from conformance.judging.runner import Runner, RunSettings, Selection, StageResult
 from conformance.reporting import stream as reports

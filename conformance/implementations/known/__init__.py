@@ -9,13 +9,13 @@ matrix runs every entry of ``KNOWN``. docs/adapters.md explains how to add one.
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from conformance.errors import ConformanceError
+from conformance.implementations import reference as ref
 from conformance.implementations.known.install import (
     AdapterInstallError,
     Installed,
@@ -60,8 +60,6 @@ class Entry:
 
     def is_installed(self) -> bool:
         if self.installer is None:
-            from conformance.implementations import reference as ref
-
             return ref.default_installation().is_complete()
         return self.installer.is_installed()
 
@@ -69,8 +67,6 @@ class Entry:
                 on_line: Callable[[str], None] | None = None) -> Installed:
         """Install on demand (idempotent): the reference too when this adapter needs it."""
         if self.installer is None or self.needs_reference:
-            from conformance.implementations import reference as ref
-
             installation = ref.default_installation()
             if not installation.is_complete():
                 print(f"{self.spec} needs the reference Pi: installing it into "
@@ -87,35 +83,16 @@ class Entry:
             print(f"installed {self.spec} in {done.seconds:.1f}s", file=sys.stderr, flush=True)
         return done
 
-    def implementation(self):  # type: ignore[no-untyped-def]
-        """A PersistentImplementation of this entry, installed first if need be."""
-        from conformance.implementations.transports import PersistentImplementation, reference
-
-        if self.installer is None:
-            impl = reference()
-            impl.spec = self.spec
-            return impl
-        installed = self.install()
-        from conformance.implementations.reference import sandbox_homes
-
-        setup, teardown = sandbox_homes()
-        return PersistentImplementation(self.spec, self.command(installed.prefix),
-                                        env=dict(os.environ), setup=setup, teardown=teardown)
-
 
 def _node(prefix: Path) -> str:
     return str(prefix / "node_modules" / ".bin" / "node")
 
 
 def _pi_command(scope: str) -> Callable[[Path], list[str]]:
-    from conformance.implementations.reference import HARNESS
-
-    return lambda prefix: [_node(prefix), str(HARNESS), str(prefix), scope]
+    return lambda prefix: [_node(prefix), str(ref.HARNESS), str(prefix), scope]
 
 
 def _pi_ai_python_command(prefix: Path) -> list[str]:
-    from conformance.implementations import reference as ref
-
     front = ref.require_installation().harness_command()
     return [str(prefix / "bin" / "python"), str(ADAPTERS_DIR / "pi-ai-python" / "adapter.py"),
             "--", *front]

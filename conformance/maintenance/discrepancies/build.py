@@ -24,7 +24,8 @@ from conformance.corpus.goldens import read_golden
 from conformance.corpus.normalization import input_strings
 from conformance.corpus.stages import stage_sort_key
 from conformance.errors import ConformanceError, CorpusError
-from conformance.implementations.transports import Implementation, resolve
+from conformance.implementations.specs import resolve
+from conformance.implementations.transports import Implementation
 from conformance.judging.comparison import differences
 from conformance.maintenance.discrepancies import drafts, grouping, records
 from conformance.maintenance.discrepancies.shipped_docs import DOCS_PACKAGE, ShippedDocs
