@@ -21,9 +21,5 @@ def api_of(stage: str) -> str | None:
     return stage[len(REQUEST_PREFIX):] if stage.startswith(REQUEST_PREFIX) else None
 
 
-def is_known(stage: str) -> bool:
-    return stage in ALL_STAGES
-
-
 def stage_sort_key(stage: str) -> int:
     return ALL_STAGES.index(stage) if stage in ALL_STAGES else len(ALL_STAGES)

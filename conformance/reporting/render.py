@@ -23,7 +23,6 @@ from conformance.reporting import stream as reports
 MAX_SHOWN_DIFFERENCES = 8
 MAX_VALUE = 160
 MAX_MARKDOWN_FAILURES = 50  # GitHub caps a step summary at 1 MiB
-FORMATS = ("terminal", "markdown", "junit", "html", "json")
 
 
 def short(value: Any) -> str:
@@ -180,7 +179,7 @@ def json_summary(report: reports.Report) -> str:
 
 
 def renderer(output_format: str) -> Callable[[reports.Report], str]:
-    """The function that renders a report as ``output_format`` text."""
+    """The function that renders a report as ``output_format`` (one of formats.FORMATS)."""
     from conformance.reporting import render_html, render_junit
 
     return {

@@ -25,8 +25,6 @@ from conformance.judging.comparison import differences
 from conformance.maintenance.discrepancies import jsonpath
 from conformance.maintenance.discrepancies.shipped_docs import ShippedDocs
 
-KINDS = ("contradiction", "undocumented-rule", "doc-type-mismatch")
-
 
 @dataclass(frozen=True)
 class Record:

@@ -226,14 +226,6 @@ def shrink(text: str, still_fails: Callable[[str], Signature | None], target: Si
     return result
 
 
-def _parses(line: str) -> bool:
-    try:
-        json.loads(line)
-        return True
-    except ValueError:
-        return False
-
-
 def _split_header(lines: list[str]) -> tuple[list[str], list[str]]:
     """The session header stays: without it Pi loads nothing and every reproducer is moot."""
     if lines:
