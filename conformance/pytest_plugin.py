@@ -17,24 +17,28 @@ from typing import Any
 
 import pytest
 
+from conformance.cli.options import (
+    CASE_HELP,
+    CORPUS_HELP,
+    DEFAULT_TIMEOUT,
+    IMPL_SPECS,
+    TIMEOUT_HELP,
+)
 from conformance.errors import ConformanceError
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("pi-conformance", "Pi session-format conformance")
     group.addoption("--pi-impl", metavar="IMPL", default=None,
-                    help="Run the pi-conformance corpus against IMPL (reference, process:CMD, "
-                         "oneshot:CMD, python:MODULE:ATTR or a .toml file).")
-    group.addoption("--pi-corpus", metavar="DIR", default=None,
-                    help="A corpus directory (default: the one shipped with pi-conformance).")
+                    help=f"Run the pi-conformance corpus against IMPL: {IMPL_SPECS}.")
+    group.addoption("--pi-corpus", metavar="DIR", default=None, help=CORPUS_HELP)
     group.addoption("--pi-baseline", metavar="FILE", default=None,
                     help="Known failures: listed failures are xfail (strict).")
-    group.addoption("--pi-case", metavar="GLOB", action="append", default=[],
-                    help="Only cases whose id matches GLOB (repeatable).")
+    group.addoption("--pi-case", metavar="GLOB", action="append", default=[], help=CASE_HELP)
     group.addoption("--pi-stage", metavar="STAGE", action="append", default=[],
                     help="Only this stage (repeatable).")
-    group.addoption("--pi-timeout", metavar="SECONDS", type=float, default=30.0,
-                    help="Seconds the implementation may take for one case (default 30).")
+    group.addoption("--pi-timeout", metavar="SECONDS", type=float, default=DEFAULT_TIMEOUT,
+                    help=f"{TIMEOUT_HELP} (default {DEFAULT_TIMEOUT:g})")
     group.addoption("--pi-report", metavar="FILE", default=None,
                     help="Also write the canonical JSON-lines report here.")
 

@@ -178,5 +178,5 @@ def test_capture_files_are_present_for_every_scenario():
 
     for scenario in SCENARIOS:
         missing = [f for f in CAPTURE_FILES if not (scenario.directory / f).is_file()]
-        assert missing == [], f"{scenario.name}: run pi-conformance capture {scenario.name}"
+        assert missing == [], f"{scenario.name}: run pi-conformance corpus capture {scenario.name}"
         assert Path(case_directory(CORPUS, scenario), "case.toml").is_file()

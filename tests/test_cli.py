@@ -119,7 +119,7 @@ def test_a_missing_golden(corpus_dir, fake):
     (corpus_dir / CASE / "expected" / "llm.json").unlink()
     assert_unusable(run(corpus_dir, "--impl", fake("correct")),
                     f"{corpus_dir / CASE / 'expected' / 'llm.json'}: missing golden for stage "
-                    "llm; run: pi-conformance regenerate small.beta")
+                    "llm; run: pi-conformance corpus regenerate small.beta")
 
 
 def test_a_golden_that_is_not_json(corpus_dir, fake):

@@ -1,4 +1,5 @@
-"""``pi-conformance capture``: record into a corpus, then --check finds nothing or the change."""
+"""``pi-conformance corpus capture``: record into a corpus, then --check finds nothing or the
+change."""
 
 from __future__ import annotations
 
@@ -32,14 +33,14 @@ def small_corpus(tmp_path: Path) -> Path:
 
 
 def test_an_unknown_scenario_is_a_clear_error(small_corpus: Path):
-    result = invoke("capture", "nope", "--corpus", str(small_corpus))
+    result = invoke("corpus", "capture", "nope", "--corpus", str(small_corpus))
     assert result.exit_code == 2
     assert "no scenario 'nope' (have: completions-text)" in result.output
 
 
 @pytest.mark.reference
 def test_record_then_check_then_a_changed_script_is_stale(small_corpus: Path):
-    recorded = invoke("capture", "--corpus", str(small_corpus))
+    recorded = invoke("corpus", "capture", "--corpus", str(small_corpus))
     assert recorded.exit_code == 0, recorded.output
     capture_dir = small_corpus / "captures" / SCENARIO
     case_dir = small_corpus / "cases" / "captured" / SCENARIO
@@ -50,15 +51,15 @@ def test_record_then_check_then_a_changed_script_is_stale(small_corpus: Path):
     for name in ("session.jsonl", "events.jsonl", "get_messages.json", "requests.jsonl"):
         assert (capture_dir / name).read_bytes() == \
             (corpus_root() / "captures" / SCENARIO / name).read_bytes()
-    assert invoke("capture", "--check", "--corpus", str(small_corpus)).exit_code == 0
+    assert invoke("corpus", "capture", "--check", "--corpus", str(small_corpus)).exit_code == 0
 
     scenario = capture_dir / "scenario.toml"
     scenario.write_text(scenario.read_text().replace("How can I help?", "What now?"))
-    stale = invoke("capture", "--check", "--corpus", str(small_corpus))
+    stale = invoke("corpus", "capture", "--check", "--corpus", str(small_corpus))
     assert stale.exit_code == 1
     assert "session.jsonl: differs" in stale.output
     assert "What now?" in stale.output
-    lint = invoke("check", "--lint-only", "--corpus", str(small_corpus))
+    lint = invoke("corpus", "check", "--lint-only", "--corpus", str(small_corpus))
     assert lint.exit_code == 0, lint.output
 
 
@@ -67,7 +68,7 @@ def test_a_script_with_a_turn_pi_never_asks_for_is_refused(small_corpus: Path):
     scenario = small_corpus / "captures" / SCENARIO / "scenario.toml"
     scenario.write_text(scenario.read_text() + '\n[[turns]]\nblocks = [{type = "text", '
                                                'text = "never asked"}]\n')
-    result = invoke("capture", "--corpus", str(small_corpus))
+    result = invoke("corpus", "capture", "--corpus", str(small_corpus))
     assert result.exit_code == 2
     assert "scripts 2 turn(s) but Pi sent 1 request(s)" in result.output
     assert "scenario.toml" in result.output

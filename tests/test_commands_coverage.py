@@ -18,7 +18,7 @@ def corpus_dir(tmp_path: Path, clauses: list[str]) -> Path:
 
 
 def test_terminal_output_lists_uncovered_clauses(tmp_path: Path):
-    result = CliRunner().invoke(main, ["coverage", "--corpus",
+    result = CliRunner().invoke(main, ["corpus", "coverage", "--corpus",
                                        str(corpus_dir(tmp_path, ["demo/one"]))])
     assert result.exit_code == 0, result.output
     assert "1/3 clauses covered by 1 case(s)" in result.output
@@ -28,7 +28,7 @@ def test_terminal_output_lists_uncovered_clauses(tmp_path: Path):
 
 
 def test_json_output(tmp_path: Path):
-    result = CliRunner().invoke(main, ["coverage", "--format", "json", "--corpus",
+    result = CliRunner().invoke(main, ["corpus", "coverage", "--format", "json", "--corpus",
                                        str(corpus_dir(tmp_path, ["demo/one", "demo/two"]))])
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
@@ -40,16 +40,16 @@ def test_fail_uncovered_sets_the_exit_code(tmp_path: Path):
     some = corpus_dir(tmp_path / "some", ["demo/one"])
     every = corpus_dir(tmp_path / "every", ["demo/one", "demo/two", "demo/three"])
     runner = CliRunner()
-    assert runner.invoke(main, ["coverage", "--fail-uncovered", "--corpus", str(some)]
+    assert runner.invoke(main, ["corpus", "coverage", "--fail-uncovered", "--corpus", str(some)]
                          ).exit_code == 1
-    assert runner.invoke(main, ["coverage", "--fail-uncovered", "--corpus", str(every)]
+    assert runner.invoke(main, ["corpus", "coverage", "--fail-uncovered", "--corpus", str(every)]
                          ).exit_code == 0
 
 
 def test_a_broken_case_is_a_clear_error(tmp_path: Path):
     root = corpus_dir(tmp_path, ["demo/one"])
     (root / "cases" / "area" / "a" / "case.toml").write_text("id = [")
-    result = CliRunner().invoke(main, ["coverage", "--corpus", str(root)])
+    result = CliRunner().invoke(main, ["corpus", "coverage", "--corpus", str(root)])
     assert result.exit_code == 2
     assert "case.toml" in result.output and "not valid TOML" in result.output
     assert "Traceback" not in result.output

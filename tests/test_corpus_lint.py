@@ -1,4 +1,4 @@
-"""``Corpus.lint``: what ``pi-conformance check`` reports before asking the reference."""
+"""``Corpus.lint``: what ``pi-conformance corpus check`` reports before asking the reference."""
 
 from __future__ import annotations
 

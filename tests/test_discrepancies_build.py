@@ -1,4 +1,4 @@
-"""``pi-conformance discrepancies`` end to end: reports in, drafts and a valid index out."""
+"""``pi-conformance corpus discrepancies`` end to end: reports in, drafts and a valid index out."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def workspace(tmp_path_factory):
 
 def run(workspace, *extra):
     return CliRunner().invoke(main, [
-        "discrepancies", "--corpus", str(workspace / "corpus"),
+        "corpus", "discrepancies", "--corpus", str(workspace / "corpus"),
         "--reports", str(workspace / "reports"),
         "--out", str(workspace / "reports" / "discrepancies"), *extra])
 

@@ -29,7 +29,7 @@ def test_a_missing_golden_stops_the_run_before_any_process_starts(corpus, corpus
     with pytest.raises(CorpusError) as caught:
         execute(RunRequest(corpus=corpus, impl_spec="process:no-such-adapter-xyz"))
     assert str(caught.value) == (f"{golden}: missing golden for stage context; run: "
-                                 "pi-conformance regenerate small.beta")
+                                 "pi-conformance corpus regenerate small.beta")
 
 
 def test_a_golden_that_is_not_json_names_its_line(corpus, corpus_dir):

@@ -69,10 +69,10 @@ def test_promote_refuses_a_directory_that_is_not_a_candidate(tmp_path: Path):
 @pytest.mark.reference
 def test_the_promote_command(tmp_path: Path, candidate: Path):
     root = make_corpus(tmp_path / "corpus")
-    result = CliRunner().invoke(main, ["promote", str(candidate), "--id", "reasoning-once",
-                                       "--area", "usage", "--corpus", str(root)])
+    result = CliRunner().invoke(main, ["corpus", "promote", str(candidate), "--id",
+                                       "reasoning-once", "--area", "usage", "--corpus", str(root)])
     assert result.exit_code == 0, result.output
     assert (root / "cases" / "usage" / "reasoning-once" / "expected" / "stats.json").is_file()
-    again = CliRunner().invoke(main, ["promote", str(candidate), "--id", "usage.reasoning-once",
-                                      "--corpus", str(root)])
+    again = CliRunner().invoke(main, ["corpus", "promote", str(candidate), "--id",
+                                      "usage.reasoning-once", "--corpus", str(root)])
     assert again.exit_code == 2 and "already has a case" in again.output

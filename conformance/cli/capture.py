@@ -1,8 +1,8 @@
-"""``pi-conformance capture``: record scenarios with the real CLI, derive their cases.
+"""``pi-conformance corpus capture``: record scenarios with the real CLI, derive their cases.
 
 Recording writes ``corpus/captures/<scenario>/`` and the inputs of
 ``corpus/cases/captured/<scenario>/``, then asks the reference harness for the other goldens
-of those cases (the same path as ``pi-conformance regenerate 'captured.*'``). ``--check``
+of those cases (the same path as ``pi-conformance corpus regenerate 'captured.*'``). ``--check``
 records into memory only and reports every file that would change. Scenarios are recorded
 ``--jobs`` at a time: each run has its own sandbox, provider port and Pi process.
 """
@@ -12,13 +12,16 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from conformance.corpus.cases import Corpus
+from conformance.cli import options
+from conformance.cli.support import EXIT_FAILED, friendly_errors, load_corpus, stderr
+
+if TYPE_CHECKING:
+    from conformance.corpus.cases import Corpus
 
 DEFAULT_JOBS = 2
 
@@ -26,6 +29,8 @@ DEFAULT_JOBS = 2
 def recorded(corpus: Corpus, names: Iterable[str] = (), jobs: int = DEFAULT_JOBS
              ) -> Iterator[tuple[Any, float]]:
     """(produced capture, seconds it took) per scenario, in scenario order."""
+    from concurrent.futures import ThreadPoolExecutor
+
     from conformance.implementations.reference import require_installation
     from conformance.maintenance.captures.run import produce, select
 
@@ -60,12 +65,13 @@ def stale_captures(corpus: Corpus, names: Iterable[str] = (), jobs: int = DEFAUL
               help="Do not regenerate the derived cases' harness goldens afterwards.")
 @click.option("-j", "--jobs", default=DEFAULT_JOBS, show_default=True,
               type=click.IntRange(1, 16), help="Scenarios recorded at the same time.")
-@click.option("--corpus", "corpus_path", type=click.Path(path_type=Path, file_okay=False),
-              help="A corpus directory (default: the one shipped with pi-conformance).")
+@options.CORPUS
 def capture(names: tuple[str, ...], check_only: bool, no_regenerate: bool, jobs: int,
             corpus_path: Path | None) -> None:
-    """Record scenarios (default: all) by running the real pi CLI against a fake provider."""
-    from conformance.cli.support import EXIT_FAILED, friendly_errors, load_corpus, stderr
+    """Record scenarios with the real pi CLI and a fake provider.
+
+    Default: every scenario. The derived cases' harness goldens are regenerated afterwards.
+    """
     from conformance.maintenance.captures.run import case_directory, select, write
     from conformance.maintenance.regenerate import regenerate
 
@@ -76,24 +82,24 @@ def capture(names: tuple[str, ...], check_only: bool, no_regenerate: bool, jobs:
 
         def report(scenario: Any, seconds: float, count: list[int] = [0]) -> None:  # noqa: B006
             count[0] += 1
-            stderr.print(f"[{count[0]}/{len(scenarios)}] {scenario.name} {seconds:.1f}s",
+            stderr().print(f"[{count[0]}/{len(scenarios)}] {scenario.name} {seconds:.1f}s",
                          highlight=False)
 
         if check_only:
             problems = stale_captures(corpus, names, jobs, report)
             for problem in problems:
-                stderr.print(f"[red]stale:[/] {problem}", soft_wrap=True)
-            stderr.print(f"{len(scenarios)} scenario(s) re-recorded in "
+                stderr().print(f"[red]stale:[/] {problem}", soft_wrap=True)
+            stderr().print(f"{len(scenarios)} scenario(s) re-recorded in "
                          f"{time.perf_counter() - started:.1f}s, {len(problems)} stale file(s)")
             sys.exit(EXIT_FAILED if problems else 0)
         for produced, seconds in recorded(corpus, names, jobs):
             write(corpus, produced)
             report(produced.scenario, seconds)
-        stderr.print(f"recorded {len(scenarios)} scenario(s) in "
+        stderr().print(f"recorded {len(scenarios)} scenario(s) in "
                      f"{time.perf_counter() - started:.1f}s")
         if not no_regenerate:
             fresh = load_corpus(corpus_path)
             directories = {case_directory(fresh, s).resolve() for s in scenarios}
             cases = [c for c in fresh.cases if c.directory.resolve() in directories]
             written = regenerate(fresh, cases)
-            stderr.print(f"wrote {written} harness golden(s) for {len(cases)} derived case(s)")
+            stderr().print(f"wrote {written} harness golden(s) for {len(cases)} derived case(s)")

@@ -1,4 +1,4 @@
-"""``pi-conformance coverage``: the clause catalogue and the corpus, side by side.
+"""``pi-conformance corpus coverage``: the clause catalogue and the corpus, side by side.
 
 Terminal output is a set of rich tables for people; ``--format json`` is one object that
 follows ``schemas/coverage.schema.json``. ``--fail-uncovered`` turns any uncovered clause into
@@ -9,16 +9,23 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
-from rich.console import Console
-from rich.table import Table
 
-from conformance import jsonio
-from conformance.maintenance.coverage import Coverage, compute
+from conformance.cli import options
+from conformance.cli.support import friendly_errors, load_corpus
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
+
+    from conformance.maintenance.coverage import Coverage
 
 
 def _table(title: str, label: str, counts: dict[str, list[str]], total: int) -> Table:
+    from rich.table import Table
+
     table = Table(title=title, title_justify="left")
     table.add_column(label)
     table.add_column("cases", justify="right")
@@ -32,6 +39,8 @@ def _table(title: str, label: str, counts: dict[str, list[str]], total: int) -> 
 
 def render_terminal(coverage: Coverage, console: Console) -> None:
     """Readable tables: clause files, stages, APIs, features, then what is missing."""
+    from rich.table import Table
+
     total = len(coverage.cases)
     console.print(
         f"[bold]{coverage.clauses_covered}/{len(coverage.clauses)}[/] clauses covered by "
@@ -65,11 +74,13 @@ def render_terminal(coverage: Coverage, console: Console) -> None:
               type=click.Choice(["terminal", "json"]), help="Tables for people, or JSON.")
 @click.option("--fail-uncovered", is_flag=True,
               help="Exit with 1 when a clause is not cited by any case.")
-@click.option("--corpus", "corpus_path", type=click.Path(path_type=Path, file_okay=False),
-              help="A corpus directory (default: the one shipped with pi-conformance).")
+@options.CORPUS
 def coverage(output_format: str, fail_uncovered: bool, corpus_path: Path | None) -> None:
-    """Clauses, stages, features and APIs by the cases that cover them."""
-    from conformance.cli.support import friendly_errors, load_corpus
+    """Clauses, stages, features and APIs, by the cases."""
+    from rich.console import Console
+
+    from conformance import jsonio
+    from conformance.maintenance.coverage import compute
 
     with friendly_errors():
         result = compute(load_corpus(corpus_path))

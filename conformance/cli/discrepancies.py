@@ -1,4 +1,4 @@
-"""``pi-conformance discrepancies``: the issue drafts, regenerated from data."""
+"""``pi-conformance corpus discrepancies``: the issue drafts, regenerated from data."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ from pathlib import Path
 
 import click
 
-from conformance.cli.support import friendly_errors, stderr
+from conformance.cli import options
+from conformance.cli.support import friendly_errors, load_corpus, stderr
 from conformance.errors import ConformanceError
 
 
@@ -26,14 +27,14 @@ from conformance.errors import ConformanceError
                    "default: the --impl its report was made with.")
 @click.option("--max-tests", default=400, show_default=True, type=click.IntRange(1),
               help="Most runs spent shrinking one reproducer.")
-@click.option("--timeout", default=30.0, show_default=True, type=click.FloatRange(0.1),
-              help="Seconds an implementation may take for one run.")
-@click.option("--corpus", "corpus_path", type=click.Path(path_type=Path, file_okay=False),
-              help="A corpus directory (default: the one shipped with pi-conformance).")
+@options.TIMEOUT
+@options.CORPUS
 def discrepancies(verify: bool, reports_dir: Path, out_dir: Path, impl_specs: tuple[str, ...],
                   max_tests: int, timeout: float, corpus_path: Path | None) -> None:
-    """Write one issue draft per discrepancy: Pi against its docs, implementations against Pi."""
-    from conformance.corpus.cases import Corpus
+    """Write an issue draft per discrepancy with Pi or its docs.
+
+    Pi against its docs, and implementations against Pi, from the run reports.
+    """
     from conformance.maintenance.discrepancies.build import Settings, build
 
     with friendly_errors():
@@ -44,19 +45,19 @@ def discrepancies(verify: bool, reports_dir: Path, out_dir: Path, impl_specs: tu
                 raise ConformanceError(f"--impl wants NAME=SPEC, not {item!r}")
             specs[name] = spec
         outcome = build(Settings(
-            corpus=Corpus(corpus_path), reports=reports_dir, out=out_dir, verify=verify,
+            corpus=load_corpus(corpus_path), reports=reports_dir, out=out_dir, verify=verify,
             impl_specs=specs, max_tests=max_tests, timeout=timeout,
-            say=lambda message: stderr.print(message, highlight=False, soft_wrap=True)))
+            say=lambda message: stderr().print(message, highlight=False, soft_wrap=True)))
     entries = outcome.index["discrepancies"]
     targets: dict[str, list[dict]] = {}
     for entry in entries:
         targets.setdefault(entry["target"], []).append(entry)
     for target, items in sorted(targets.items()):
         opened = sum(e["status"] == "open" for e in items)
-        stderr.print(f"{target}: {len(items)} draft(s), {opened} open, "
+        stderr().print(f"{target}: {len(items)} draft(s), {opened} open, "
                      f"{len(items) - opened} resolved", highlight=False)
     for problem in outcome.problems:
-        stderr.print(f"[red]{'no longer reproduces' if 'resolved' in problem else 'problem'}:"
+        stderr().print(f"[red]{'no longer reproduces' if 'resolved' in problem else 'problem'}:"
                      f"[/] {problem}", soft_wrap=True)
-    stderr.print(f"wrote {len(outcome.written)} file(s) in {out_dir}", highlight=False)
+    stderr().print(f"wrote {len(outcome.written)} file(s) in {out_dir}", highlight=False)
     sys.exit(1 if outcome.problems and verify else 0)

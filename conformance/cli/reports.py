@@ -15,18 +15,15 @@ from typing import Any
 
 import click
 
+from conformance.cli import options
+from conformance.cli.support import EXIT_FAILED, friendly_errors
 from conformance.errors import ConformanceError
-
-EXIT_FAILED = 1
-
-report_argument = click.Path(path_type=Path, dir_okay=False, exists=False)
+from conformance.reporting.formats import FORMATS
 
 
 def _friendly(fn: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from conformance.cli.support import friendly_errors
-
         with friendly_errors():
             return fn(*args, **kwargs)
 
@@ -70,15 +67,17 @@ def write_outputs(report: Any, outputs: dict[str, Path]) -> None:
 
 
 @click.command()
-@click.argument("report_path", metavar="REPORT.jsonl", type=report_argument)
+@click.argument("report_path", metavar="REPORT.jsonl", type=options.REPORT_FILE)
 @click.option("--format", "output_format", default="terminal", show_default=True,
-              type=click.Choice(["terminal", "markdown", "junit", "html", "json"]),
+              type=click.Choice(FORMATS),
               help="terminal text, Markdown, JUnit XML, HTML, or the JSON summary.")
-@click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False),
-              help="Write here instead of stdout.")
+@options.OUTPUT
 @_friendly
 def render(report_path: Path, output_format: str, output: Path | None) -> None:
-    """Render a run's JSON-lines report; exit code 1 if that run failed."""
+    """Render a run's report: text, Markdown, JUnit, HTML or JSON.
+
+    Exit 1 if that run failed.
+    """
     from conformance.reporting.render import render_stdout, renderer
     from conformance.reporting.stream import read_report
 
@@ -91,13 +90,13 @@ def render(report_path: Path, output_format: str, output: Path | None) -> None:
 
 
 @click.command("diff")
-@click.argument("before", metavar="A.jsonl", type=report_argument)
-@click.argument("after", metavar="B.jsonl", type=report_argument)
+@click.argument("before", metavar="A.jsonl", type=options.REPORT_FILE)
+@click.argument("after", metavar="B.jsonl", type=options.REPORT_FILE)
 @click.option("--format", "output_format", default="text", show_default=True,
               type=click.Choice(["text", "json"]), help="For people, or schemas/diff.schema.json.")
 @_friendly
 def diff(before: Path, after: Path, output_format: str) -> None:
-    """What changed from run A to run B; exit code 1 if B has new failures."""
+    """What changed from run A to run B; exit 1 on new failures."""
     from conformance.reporting import rundiff as diffs
     from conformance.reporting.stream import read_report
 
@@ -111,14 +110,16 @@ def diff(before: Path, after: Path, output_format: str) -> None:
 
 @click.command()
 @click.option("--write", "report_path", required=True, metavar="REPORT.jsonl",
-              type=report_argument, help="Write a baseline listing this report's failures.")
-@click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False),
-              help="The baseline file to write (default: stdout).")
+              type=options.REPORT_FILE, help="Write a baseline listing this report's failures.")
+@options.OUTPUT
 @click.option("--keep", "previous", type=click.Path(path_type=Path, dir_okay=False),
               help="An older baseline whose reasons and issue links are kept.")
 @_friendly
 def baseline(report_path: Path, output: Path | None, previous: Path | None) -> None:
-    """Write a known-failures file for run --baseline from a report's failures."""
+    """Write a known-failures file from a report's failures.
+
+    The file is what run --baseline (and pytest --pi-baseline) reads.
+    """
     from conformance.judging import baseline as baselines
     from conformance.reporting.stream import read_report
 

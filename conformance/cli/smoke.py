@@ -7,28 +7,28 @@ from pathlib import Path
 
 import click
 
-from conformance.cli.support import friendly_errors
-from conformance.corpus.cases import Corpus
-from conformance.judging.smoke import smoke
+from conformance.cli import options
+from conformance.cli.support import EXIT_FAILED, friendly_errors, load_corpus
 
 
 @click.command("smoke")
-@click.option("--impl", "impl_spec", required=True, metavar="IMPL",
-              help="reference, process:CMD, oneshot:CMD, python:MODULE:ATTR or a .toml file.")
-@click.option("-k", "--case", "cases", multiple=True, metavar="GLOB",
-              help="Choose the cases to try among these (default: the smallest it claims).")
-@click.option("--timeout", default=30.0, show_default=True, type=click.FloatRange(0.1),
-              help="Seconds the implementation may take for one case.")
-@click.option("--corpus", "corpus_path", type=click.Path(path_type=Path, file_okay=False),
-              help="A corpus directory (default: the one shipped with pi-conformance).")
-def smoke_command(impl_spec: str, cases: tuple[str, ...], timeout: float,
-                  corpus_path: Path | None) -> None:
-    """Check that an adapter is wired correctly: hello, one or two tiny cases, bye."""
+@options.IMPLEMENTATION
+@options.CASES
+@options.TIMEOUT
+@options.CORPUS
+def smoke(impl_spec: str, cases: tuple[str, ...], timeout: float,
+          corpus_path: Path | None) -> None:
+    """Check an adapter's wiring: hello, one or two tiny cases, bye.
+
+    The cases tried are the smallest the implementation claims, among those -k selects.
+    """
+    from conformance.judging.smoke import smoke as checks_of
+
     with friendly_errors():
-        checks = smoke(impl_spec, Corpus(corpus_path), cases, timeout)
+        checks = checks_of(impl_spec, load_corpus(corpus_path), cases, timeout)
     for check in checks:
         click.echo(check.line())
     failed = [c for c in checks if not c.ok]
     click.echo(f"smoke {'FAILED' if failed else 'passed'}: {len(checks) - len(failed)} of "
                f"{len(checks)} checks passed")
-    sys.exit(1 if failed else 0)
+    sys.exit(EXIT_FAILED if failed else 0)

@@ -1,7 +1,7 @@
-"""Helpers every ``pi-conformance`` command shares: exit codes, error reporting, options.
+"""Helpers every ``pi-conformance`` command shares: exit codes, error reporting, stderr.
 
-They live apart from ``_cli.py`` so command modules can import them without importing the
-command group itself.
+Cheap to import (click and the standard library): rich and the corpus load only when a
+command runs, so ``pi-conformance --help`` does not pay for them.
 """
 
 from __future__ import annotations
@@ -9,23 +9,33 @@ from __future__ import annotations
 import contextlib
 import sys
 from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import click
-from rich.console import Console
-from rich.markup import escape
-
-from conformance.corpus.cases import Corpus
 from conformance.errors import ConformanceError
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from conformance.corpus.cases import Corpus
 
 EXIT_FAILED = 1
 EXIT_UNUSABLE = 2
 
-stderr = Console(stderr=True, highlight=False)
+
+@cache
+def stderr() -> Console:
+    """The console for progress and problems; data goes to stdout."""
+    from rich.console import Console
+
+    return Console(stderr=True, highlight=False)
 
 
 def fail(exc: ConformanceError) -> None:
-    stderr.print(f"[bold red]error:[/] {escape(exc.describe())}", markup=True, soft_wrap=True)
+    from rich.markup import escape
+
+    stderr().print(f"[bold red]error:[/] {escape(exc.describe())}", markup=True, soft_wrap=True)
     sys.exit(EXIT_UNUSABLE)
 
 
@@ -37,14 +47,11 @@ def friendly_errors() -> Iterator[None]:
     except ConformanceError as exc:
         fail(exc)
     except KeyboardInterrupt:
-        stderr.print("interrupted")
+        stderr().print("interrupted")
         sys.exit(130)
 
 
 def load_corpus(path: Path | None) -> Corpus:
+    from conformance.corpus.cases import Corpus
+
     return Corpus(path)
-
-
-corpus_option = click.option(
-    "--corpus", "corpus_path", type=click.Path(path_type=Path, file_okay=False),
-    help="A corpus directory (default: the one shipped with pi-conformance).")

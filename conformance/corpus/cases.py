@@ -279,8 +279,8 @@ class Corpus:
                         f"unknown stage {stage!r}", path=case.metadata_path))
                 elif not case.expected_path(stage).is_file():
                     problems.append(CorpusError(
-                        f"missing golden for stage {stage}; run: pi-conformance regenerate "
-                        f"{case.id}", path=case.expected_path(stage)))
+                        f"missing golden for stage {stage}; run: pi-conformance corpus "
+                        f"regenerate {case.id}", path=case.expected_path(stage)))
             expected_dir = case.directory / "expected"
             if expected_dir.is_dir():
                 for golden in sorted(expected_dir.iterdir()):

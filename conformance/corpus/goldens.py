@@ -38,7 +38,7 @@ def read_golden(case: Case, stage: str) -> Golden:
     path = case.expected_path(stage)
     if not path.is_file():
         raise CorpusError(
-            f"missing golden for stage {stage}; run: pi-conformance regenerate {case.id}",
+            f"missing golden for stage {stage}; run: pi-conformance corpus regenerate {case.id}",
             path=path)
     data = jsonio.read_json(path, CorpusError)
     if not isinstance(data, dict) or not {"stage", "result", "provenance"} <= data.keys():

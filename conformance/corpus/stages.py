@@ -9,7 +9,7 @@ SESSION_STAGES = ("entries", "branch", "context", "projection", "llm", "prompt",
 APIS = ("anthropic-messages", "openai-completions", "openai-responses", "google-generative-ai")
 REQUEST_PREFIX = "request."
 REQUEST_STAGES = tuple(REQUEST_PREFIX + api for api in APIS)
-# Stages whose golden comes from a recorded run of the real CLI (pi-conformance capture),
+# Stages whose golden comes from a recorded run of the real CLI (pi-conformance corpus capture),
 # not from the reference harness: a case declares them explicitly.
 CAPTURE_STAGES = ("events",)
 DEFAULT_STAGES = SESSION_STAGES + REQUEST_STAGES

@@ -1,4 +1,4 @@
-"""``pi-conformance smoke --impl X``: is this adapter wired correctly? (Bowtie's smoke.)
+"""Is this adapter wired correctly? (Bowtie's smoke; ``pi-conformance smoke --impl X``.)
 
 Not a score: it starts the implementation, checks its hello against the schema, runs the one
 or two smallest cases it claims with strict protocol validation, and checks it leaves on

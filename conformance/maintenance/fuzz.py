@@ -6,7 +6,7 @@ runner's own rules (``compare.differences`` after ``normalize``). A disagreement
 exception for Hypothesis, which then shrinks the session to a small one that still
 disagrees in the same way (same stage, same kind, same place). Each distinct disagreement
 is written as a candidate case directory: ``case.toml`` and ``session.jsonl``, no goldens;
-``pi-conformance promote`` turns one into a corpus case with goldens from the reference.
+``pi-conformance corpus promote`` turns one into a corpus case with goldens from the reference.
 
 Both processes stay alive across examples (protocol v1's persistent mode): that is what
 makes hundreds of sessions per second possible. A crash or hang is a finding too, and the

@@ -1,5 +1,5 @@
 """Promote a fuzzer candidate into the corpus: copy its input, give it a permanent id, and
-write its goldens through the same code path as ``pi-conformance regenerate`` (the real Pi,
+write its goldens through the same code path as ``pi-conformance corpus regenerate`` (the real Pi,
 never our code)."""
 
 from __future__ import annotations

@@ -50,7 +50,7 @@ def provenance(hello: protocol.Hello, case: Case) -> dict[str, Any]:
     return {
         "generator": ("pi-conformance reference harness "
                       "(conformance/implementations/reference/harness.mjs)"),
-        "command": f"pi-conformance regenerate {case.id}",
+        "command": f"pi-conformance corpus regenerate {case.id}",
         "reference": dict(hello.implementation.get("dependencies", {})),
         "lock_sha256": lock_sha256(),
         "harness_sha256": hashlib.sha256(HARNESS.read_bytes()).hexdigest(),
@@ -125,7 +125,7 @@ def reference_models() -> dict[str, Any]:
     return {
         "provenance": {
             "generator": "conformance/implementations/reference/models.mjs (Pi's model catalog)",
-            "command": "pi-conformance regenerate",
+            "command": "pi-conformance corpus regenerate",
             "reference": {**installation.versions(), "node": installation.node_version()},
             "lock_sha256": lock_sha256(),
         },
@@ -145,7 +145,8 @@ def refresh_models(corpus: Corpus) -> bool:
 
 
 def harness_stages(case: Case) -> list[str]:
-    """The stages the reference harness writes; capture stages come from pi-conformance capture."""
+    """The stages the reference harness writes; capture stages come from
+    ``pi-conformance corpus capture``."""
     return [stage for stage in case.stages if stage not in CAPTURE_STAGES]
 
 

@@ -50,8 +50,8 @@ def generator_sha256() -> str:
 
 def provenance(scenario: Scenario, installation: Installation, exit_code: int | None) -> Any:
     return {
-        "generator": "pi-conformance capture (conformance/maintenance/captures/)",
-        "command": f"pi-conformance capture {scenario.name}",
+        "generator": "pi-conformance corpus capture (conformance/maintenance/captures/)",
+        "command": f"pi-conformance corpus capture {scenario.name}",
         "cli": "node_modules/@earendil-works/pi-coding-agent/dist/bundle/cli.js --mode rpc "
                "--session-dir <sandbox>/sessions --provider fake --model fake-model"
                + (f" --thinking {scenario.thinking}" if scenario.thinking else ""),
@@ -130,7 +130,7 @@ def case_toml(scenario: Scenario, files: dict[str, str]) -> str:
         "title": "Captured: " + scenario.title,
         "description": f"The session the real pi CLI wrote in scenario {scenario.name} "
                        f"(corpus/captures/{scenario.name}), normalized. Written by "
-                       f"pi-conformance capture; do not edit.",
+                       f"pi-conformance corpus capture; do not edit.",
         "features": ["captured", *scenario.features],
         "source": "capture:" + scenario.name,
         "stages": case_stages(scenario, files),

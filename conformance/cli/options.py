@@ -1,0 +1,45 @@
+"""The options several commands share, defined once (as Bowtie's ``_cli.py`` does): one name,
+one help text and one default per meaning, whichever command offers it.
+
+Importing this module costs click and nothing heavy, so ``pi-conformance --help`` stays fast.
+The pytest plugin takes its help texts and defaults from here too.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from conformance.corpus.stages import ALL_STAGES, APIS
+
+IMPL_SPECS = ("reference, a known NAME@VERSION (pi-conformance adapters list), process:CMD, "
+              "oneshot:CMD, python:MODULE:ATTR or a .toml file")
+#: One implementation answering one case (or one generated session). 30 s is generous on
+#: purpose: Pi answers every shipped case in well under a second, so only a hang ever waits
+#: that long, while a slow port on a loaded CI machine is not failed for being slow. Cases
+#: where Pi itself hangs are cut at 5 s whatever this says.
+DEFAULT_TIMEOUT = 30.0
+TIMEOUT_HELP = ("Seconds an implementation may take to answer one case; only a hang comes "
+                "near the default (Pi answers any shipped case in well under a second).")
+CORPUS_HELP = ("A corpus directory (default: $PI_CONFORMANCE_CORPUS, else the one shipped "
+               "with pi-conformance).")
+CASE_HELP = "Only cases whose id matches GLOB (repeatable; default: every case)."
+STAGE_HELP = "Only this stage (repeatable)."
+
+IMPLEMENTATION = click.option("--impl", "impl_spec", required=True, metavar="IMPL",
+                              help=f"The implementation: {IMPL_SPECS}.")
+CORPUS = click.option("--corpus", "corpus_path", metavar="DIR",
+                      type=click.Path(path_type=Path, file_okay=False), help=CORPUS_HELP)
+TIMEOUT = click.option("--timeout", default=DEFAULT_TIMEOUT, show_default=True, metavar="SECONDS",
+                       type=click.FloatRange(0.1), help=TIMEOUT_HELP)
+CASES = click.option("-k", "--case", "cases", multiple=True, metavar="GLOB", help=CASE_HELP)
+STAGES = click.option("--stage", "stages", multiple=True, type=click.Choice(ALL_STAGES),
+                      help=STAGE_HELP)
+APIS_OPTION = click.option(
+    "--api", "apis", multiple=True, type=click.Choice(APIS),
+    help="Only the request stage of this API (repeatable; adds to --stage).")
+OUTPUT = click.option("-o", "--output", metavar="FILE",
+                      type=click.Path(path_type=Path, dir_okay=False),
+                      help="Write here instead of stdout.")
+REPORT_FILE = click.Path(path_type=Path, dir_okay=False)

@@ -1,0 +1,59 @@
+"""``pi-conformance run``: score an implementation against the corpus."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from conformance.cli import options
+from conformance.cli.reports import output_options, write_outputs
+from conformance.cli.support import EXIT_FAILED, friendly_errors, load_corpus
+from conformance.reporting.formats import RUN_STDOUT_FORMATS
+
+
+@click.command()
+@options.IMPLEMENTATION
+@options.CASES
+@click.option("--feature", "features", multiple=True, help="Only cases with this feature.")
+@options.STAGES
+@options.APIS_OPTION
+@click.option("-j", "--jobs", default=1, show_default=True, type=click.IntRange(1, 64),
+              help="Parallel workers, each with its own implementation process.")
+@options.TIMEOUT
+@click.option("--max-restarts", default=10, show_default=True, type=click.IntRange(0),
+              help="Restarts after crashes or hangs before the rest of the run is abandoned.")
+@click.option("--baseline", metavar="FILE", type=click.Path(path_type=Path, dir_okay=False),
+              help="Known failures: listed failures do not fail the run, stale entries do.")
+@click.option("--report", "report_path", metavar="FILE", type=options.REPORT_FILE,
+              help="Write the canonical JSON-lines report here.")
+@click.option("--format", "output_format", default="terminal", show_default=True,
+              type=click.Choice(RUN_STDOUT_FORMATS), help="What to print on stdout at the end.")
+@click.option("--validate-protocol", is_flag=True,
+              help="Check every answer against the protocol's JSON Schemas.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
+@output_options
+@options.CORPUS
+def run(impl_spec: str, cases: tuple[str, ...], features: tuple[str, ...],
+        stages: tuple[str, ...], apis: tuple[str, ...], jobs: int, timeout: float,
+        max_restarts: int, baseline: Path | None, report_path: Path | None,
+        output_format: str, validate_protocol: bool, quiet: bool,
+        corpus_path: Path | None, outputs: dict[str, Path]) -> None:
+    """Score an implementation against the corpus.
+
+    Exit 1 when a stage fails or errors (known failures aside) or a baseline entry is stale.
+    """
+    from conformance.reporting.render import render_stdout
+    from conformance.reporting.run import RunRequest, execute
+
+    with friendly_errors():
+        outcome = execute(RunRequest(
+            corpus=load_corpus(corpus_path), impl_spec=impl_spec, cases=cases,
+            features=features, stages=stages, apis=apis, jobs=jobs, timeout=timeout,
+            max_restarts=max_restarts, baseline=baseline, report_path=report_path,
+            validate_protocol=validate_protocol, progress=not quiet and output_format == "terminal",
+        ))
+        write_outputs(outcome.report, outputs)
+    render_stdout(outcome, output_format)
+    sys.exit(EXIT_FAILED if outcome.failed else 0)
