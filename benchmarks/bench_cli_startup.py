@@ -1,0 +1,66 @@
+"""Benchmark of the CLI's start: prints figures, asserts nothing (a timed assert is a flaky test).
+
+``pi-conformance --help`` should feel instant (issue 17: under 0.1 s). Measured side by side
+in one run, each a fresh interpreter, ``--runs`` times, median and fastest:
+
+1. ``python -c pass``: the interpreter alone, the floor;
+2. ``python -m conformance.cli.main --help``;
+3. ``python -c 'import conformance.cli.main'``: the import alone;
+
+and which heavy libraries importing the CLI pulls in (the commands import them when run).
+
+    python benchmarks/bench_cli_startup.py [--runs N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+HEAVY = ("jsonschema", "deepdiff", "rich", "hypothesis", "jinja2", "orjson")
+
+
+def timed(args: list[str], runs: int) -> list[float]:
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        subprocess.run(args, stdout=subprocess.DEVNULL, check=True)
+        times.append(time.perf_counter() - started)
+    return times
+
+
+def heavy_imports() -> list[str]:
+    probe = ("import sys, conformance.cli.main; "
+             f"print(' '.join(m for m in {HEAVY!r} if m in sys.modules))")
+    return subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          check=True).stdout.split()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=10)
+    runs = parser.parse_args().runs
+    print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}, {os.cpu_count()} cores, "
+          f"{runs} runs each")
+    floor = timed([sys.executable, "-c", "pass"], runs)
+    rows = [
+        ("python -c pass", floor),
+        ("pi-conformance --help", timed([sys.executable, "-m", "conformance.cli.main", "--help"],
+                                        runs)),
+        ("import conformance.cli.main", timed([sys.executable, "-c",
+                                               "import conformance.cli.main"], runs)),
+    ]
+    base = statistics.median(floor)
+    for name, times in rows:
+        median = statistics.median(times)
+        print(f"{name:30} median {median * 1000:6.0f} ms  fastest {min(times) * 1000:6.0f} ms  "
+              f"{median / base:5.1f}x python -c pass")
+    print("heavy libraries imported by the CLI's import:", ", ".join(heavy_imports()) or "none")
+
+
+if __name__ == "__main__":
+    main()
