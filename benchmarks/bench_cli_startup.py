@@ -10,12 +10,16 @@ in one run, each a fresh interpreter, ``--runs`` times, median and fastest:
 and which heavy libraries importing the CLI pulls in (the commands import them when run).
 
     python benchmarks/bench_cli_startup.py [--runs N]
+
+The subprocesses import ``conformance`` from the current directory first, so to compare two
+checkouts run it from each (``cd ../other && PYTHONPATH=. python /path/to/this/script``).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -24,13 +28,18 @@ import time
 HEAVY = ("jsonschema", "deepdiff", "rich", "hypothesis", "jinja2", "orjson")
 
 
-def timed(args: list[str], runs: int) -> list[float]:
-    times = []
+def timed(args: list[str], runs: int) -> tuple[list[float], list[float]]:
+    """Wall and CPU (user + system) seconds of each run. On a loaded machine the wall time
+    swings with the load; the CPU time much less, so both are printed."""
+    walls, cpus = [], []
     for _ in range(runs):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
         subprocess.run(args, stdout=subprocess.DEVNULL, check=True)
-        times.append(time.perf_counter() - started)
-    return times
+        walls.append(time.perf_counter() - started)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    return walls, cpus
 
 
 def heavy_imports() -> list[str]:
@@ -54,11 +63,12 @@ def main() -> None:
         ("import conformance.cli.main", timed([sys.executable, "-c",
                                                "import conformance.cli.main"], runs)),
     ]
-    base = statistics.median(floor)
-    for name, times in rows:
-        median = statistics.median(times)
-        print(f"{name:30} median {median * 1000:6.0f} ms  fastest {min(times) * 1000:6.0f} ms  "
-              f"{median / base:5.1f}x python -c pass")
+    base_wall, base_cpu = statistics.median(floor[0]), statistics.median(floor[1])
+    for name, (walls, cpus) in rows:
+        wall, cpu = statistics.median(walls), statistics.median(cpus)
+        print(f"{name:28} wall median {wall * 1000:5.0f} ms (fastest {min(walls) * 1000:4.0f}, "
+              f"{wall / base_wall:4.1f}x)  cpu median {cpu * 1000:5.0f} ms "
+              f"({cpu / base_cpu:4.1f}x python -c pass)")
     print("heavy libraries imported by the CLI's import:", ", ".join(heavy_imports()) or "none")
 
 
