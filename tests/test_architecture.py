@@ -112,8 +112,8 @@ def test_no_module_imports_from_a_higher_layer():
     assert upward_imports(import_graph()) == []
 
 
-@pytest.mark.xfail(strict=True, reason="known cycles being removed: implementations.known <-> "
-                   "transports, reporting.render <-> render_html/render_junit")
+@pytest.mark.xfail(strict=True, reason="a known cycle being removed: reporting.render <-> "
+                   "render_html/render_junit")
 def test_there_is_no_import_cycle():
     assert cycles(import_graph()) == []
 
