@@ -10,7 +10,6 @@ JSON (schemas/matrix.schema.json); every failure appears with its readable diff.
 
 from __future__ import annotations
 
-import html
 import shutil
 import time
 from collections import Counter
@@ -29,7 +28,7 @@ from conformance.implementations.specs import known_implementation
 from conformance.implementations.transports import Implementation
 from conformance.judging.baseline import counts_as_failure
 from conformance.judging.runner import Runner, RunSettings, Selection, StageResult
-from conformance.reporting import render
+from conformance.reporting import pages, render
 from conformance.reporting import stream as reports
 
 SCHEMA = "pi-conformance/matrix/1"
@@ -270,45 +269,15 @@ IMPL_COLUMNS = ["implementation", "language", "verdict", "pass", "fail", "error"
                 "claimed stages"]
 
 
-def _md_table(head: list[str], rows: list[list[str]]) -> list[str]:
-    def esc(text: str) -> str:
-        return text.replace("|", "\\|")
-
-    out = ["| " + " | ".join(esc(h) for h in head) + " |",
-           "|" + "|".join("---" for _ in head) + "|"]
-    out += ["| " + " | ".join(esc(c) for c in row) + " |" for row in rows]
-    return out
+def _context(data: dict[str, Any]) -> dict[str, Any]:
+    header, impl_rows, stage_rows, feature_rows = _rows(data)
+    return {"data": data, "header": header, "impl_columns": IMPL_COLUMNS,
+            "impl_rows": impl_rows, "stage_rows": stage_rows, "feature_rows": feature_rows,
+            "pages_of": failure_pages}
 
 
 def markdown(data: dict[str, Any]) -> str:
-    header, impl_rows, stage_rows, feature_rows = _rows(data)
-    out = ["# pi-conformance: implementations matrix", "",
-           f"Generated {data['generated']} by pi-conformance {data['runner']['version']} on "
-           f"{data['corpus']['cases']} case(s). Cells are passed/judged (skips and info results "
-           "are not judged); — means the implementation does not claim the stage. "
-           "See [drift.md](drift.md) for how Pi's own releases differ.", "",
-           "## Implementations", ""]
-    out += _md_table(IMPL_COLUMNS, impl_rows)
-    out += ["", "## By stage", ""]
-    out += _md_table(["stage", *header], stage_rows)
-    out += ["", "## By feature", ""]
-    out += _md_table(["feature", *header], feature_rows)
-    out += ["", "## Failures", "",
-            "Every failing or erroring result, with its diff, one page per implementation and "
-            "stage (the same diffs are inline in [matrix.html](matrix.html)).", ""]
-    for item in data["implementations"]:
-        if "unavailable" in item:
-            out += [f"### {item['key']}", "", "Not run: " + item["unavailable"], ""]
-            continue
-        out += [f"### {item['key']}", "",
-                f"{item['summary']}. Full report: [{item['report']}]({item['report']}).", ""]
-        pages = failure_pages(item)
-        if not pages:
-            out += ["No failures.", ""]
-            continue
-        out += [", ".join(f"[`{stage}`: {len(failures)}]({path})"
-                          for stage, (path, failures) in pages.items()), ""]
-    return "\n".join(out).rstrip() + "\n"
+    return pages.page("matrix.md.jinja", **_context(data)).rstrip() + "\n"
 
 
 def failure_pages(item: dict[str, Any]) -> dict[str, tuple[str, list[dict[str, Any]]]]:
@@ -322,66 +291,13 @@ def failure_pages(item: dict[str, Any]) -> dict[str, tuple[str, list[dict[str, A
 
 
 def failure_page(item: dict[str, Any], stage: str, failures: list[dict[str, Any]]) -> str:
-    out = [f"# {item['key']}: `{stage}` failures", "",
-           f"{len(failures)} failing result(s) of {item['summary']}, each with the JSON paths "
-           "that differ and both values (expected: what Pi 1.6.0 wrote; actual: this "
-           "implementation). Back to the [matrix](../../matrix.md).", "", "```"]
-    for failure in failures:
-        out += failure["lines"]
-    out += ["```"]
-    return "\n".join(out) + "\n"
-
-
-_CSS = """body{font-family:system-ui,sans-serif;margin:2em;max-width:90em}
-table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:.3em .6em}
-th{background:#f4f4f4;text-align:left}td.ok{background:#e8f7e8}td.bad{background:#fbe6e6}
-pre{background:#f8f8f8;padding:1em;overflow-x:auto}"""
-
-
-def _html_table(head: list[str], rows: list[list[str]]) -> list[str]:
-    out = ["<table><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in head) + "</tr>"]
-    for row in rows:
-        cells = []
-        for text in row:
-            css = ' class="ok"' if text.startswith("✅") else (
-                ' class="bad"' if text.startswith("❌") else "")
-            cells.append(f"<td{css}>{html.escape(text)}</td>")
-        out.append("<tr>" + "".join(cells) + "</tr>")
-    out.append("</table>")
-    return out
+    lines = [line for failure in failures for line in failure["lines"]]
+    return pages.page("matrix-failures.md.jinja", item=item, stage=stage, failures=failures,
+                      lines=lines)
 
 
 def html_page(data: dict[str, Any]) -> str:
-    header, impl_rows, stage_rows, feature_rows = _rows(data)
-    out = ["<!doctype html>", '<html lang="en"><head><meta charset="utf-8">',
-           "<title>pi-conformance: implementations matrix</title>",
-           f"<style>{_CSS}</style></head><body>",
-           "<h1>pi-conformance: implementations matrix</h1>",
-           f"<p>Generated {html.escape(data['generated'])} on {data['corpus']['cases']} case(s). "
-           "Cells are passed/judged; — means the stage is not claimed. "
-           '<a href="drift.md">Drift between Pi releases</a>.</p>',
-           "<h2>Implementations</h2>"]
-    out += _html_table(IMPL_COLUMNS, impl_rows)
-    out += ["<h2>By stage</h2>", *_html_table(["stage", *header], stage_rows)]
-    out += ["<h2>By feature</h2>", *_html_table(["feature", *header], feature_rows)]
-    out.append("<h2>Failures</h2>")
-    for item in data["implementations"]:
-        out.append(f"<h3>{html.escape(item['key'])}</h3>")
-        if "unavailable" in item:
-            out.append(f"<p>Not run: {html.escape(item['unavailable'])}</p>")
-            continue
-        report = html.escape(item["report"])
-        out.append(f"<p>{html.escape(item['summary'])}. Full report: "
-                   f'<a href="{report}">{report}</a>.</p>')
-        if not item["failures"]:
-            out.append("<p>No failures.</p>")
-            continue
-        out.append(f"<details><summary>{len(item['failures'])} failing result(s)</summary><pre>")
-        for failure in item["failures"]:
-            out.append(html.escape("\n".join(failure["lines"])))
-        out.append("</pre></details>")
-    out.append("</body></html>")
-    return "\n".join(out) + "\n"
+    return pages.page("matrix.html.jinja", **_context(data))
 
 
 def write_matrix(data: dict[str, Any], out_dir: Path) -> list[Path]:
