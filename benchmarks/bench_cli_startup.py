@@ -8,6 +8,8 @@ in one run, each a fresh interpreter, ``--runs`` times, median and fastest:
 3. ``python -c 'import conformance.cli.main'``: the import alone;
 
 and which heavy libraries importing the CLI pulls in (the commands import them when run).
+bench_all.py prints the headline figure among the others; this is the detail, with CPU time,
+which a loaded machine disturbs much less than wall time.
 
     python benchmarks/bench_cli_startup.py [--runs N]
 
