@@ -7,7 +7,6 @@ Also the ``run`` options that render a run's report to several files at once
 from __future__ import annotations
 
 import functools
-import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -97,6 +96,8 @@ def render(report_path: Path, output_format: str, output: Path | None) -> None:
 @_friendly
 def diff(before: Path, after: Path, output_format: str) -> None:
     """What changed from run A to run B; exit 1 on new failures."""
+    import json
+
     from conformance.reporting import rundiff as diffs
     from conformance.reporting.stream import read_report
 
