@@ -51,7 +51,9 @@ from conformance.implementations import protocol
 from conformance.implementations.transports import Implementation
 from conformance.judging.comparison import differences
 
-TIMEOUT = 20.0
+# Seconds each side may take for one session: the same default as every --timeout
+# (cli/options.py DEFAULT_TIMEOUT), which the fuzz command passes explicitly.
+TIMEOUT = 30.0
 CWD = "/pi-conformance/cwd"
 FEATURE = "generated"
 SHOWN_DIFFERENCES = 5
