@@ -20,28 +20,36 @@ from conformance._paths import SCHEMA_DIR
 from conformance.errors import ImplementationError, ProtocolViolation, RunFailed
 
 VERSION = 1
-SCHEMA_BASE = "https://pi-conformance.invalid/schemas/protocol/"
 #: The part of ``run-response`` one stage's result must match; the lenient path checks each
 #: stage against it alone, so one malformed stage costs that stage only.
 STAGE_RESULT = "run-response#/$defs/stageResult"
 
 
 @cache
-def _registry() -> Registry:
-    resources = [Resource.from_contents(jsonio.read_json(path))
-                 for path in sorted((SCHEMA_DIR / "protocol").glob("*.json"))]
-    return Registry().with_resources((str(resource.id()), resource) for resource in resources)
+def _schemas() -> dict[str, Any]:
+    """Every protocol schema by name (``run-response``)."""
+    return {path.stem: jsonio.read_json(path)
+            for path in sorted((SCHEMA_DIR / "protocol").glob("*.json"))}
 
 
 @cache
 def validator(message: str) -> jsonschema.protocols.Validator:
     """The compiled validator of ``message``: a schema's name (``run-response``), or a part
-    of one (``run-response#/$defs/stageResult``)."""
+    of one (``run-response#/$defs/stageResult``).
+
+    A part is compiled on its own, with its schema's ``$defs`` beside it (the protocol
+    schemas refer only to their own ``$defs``): a top-level ``$ref`` would be resolved on
+    every call, which made checking a stage result 2.5 times slower.
+    """
     name, _, pointer = message.partition("#")
-    if f"{SCHEMA_BASE}{name}.json" not in _registry():
+    if name not in _schemas():
         raise ValueError(f"no protocol schema named {name!r}")
-    return jsonschema.Draft202012Validator(
-        {"$ref": f"{SCHEMA_BASE}{name}.json#{pointer}"}, registry=_registry())
+    schema = _schemas()[name]
+    if pointer:
+        part = Registry().with_resource(schema["$id"], Resource.from_contents(schema)) \
+            .resolver().lookup(f"{schema['$id']}#{pointer}").contents
+        schema = {**part, "$defs": schema.get("$defs", {})}
+    return jsonschema.Draft202012Validator(schema)
 
 
 def schema_errors(message: str, value: Any, at: str = "$") -> list[str]:
