@@ -12,8 +12,9 @@ Registered under the ``pytest11`` entry point as ``pi_conformance``.
 from __future__ import annotations
 
 import contextlib
+import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -25,6 +26,10 @@ from conformance.cli.options import (
     TIMEOUT_HELP,
 )
 from conformance.errors import ConformanceError
+
+if TYPE_CHECKING:
+    from conformance.judging.verdicts import StageResult
+    from conformance.reporting.run import StreamedRun
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -51,8 +56,8 @@ def pytest_configure(config: pytest.Config) -> None:
 class StageFailure(Exception):
     """A stage that failed or errored; the item shows the result's readable diff."""
 
-    def __init__(self, result: dict[str, Any]):
-        super().__init__(f"{result['case']} [{result['stage']}] {result['status']}")
+    def __init__(self, result: StageResult):
+        super().__init__(f"{result.case} [{result.stage}] {result.status}")
         self.result = result
 
 
@@ -77,8 +82,10 @@ class PiConformance:
         self.stages: tuple[str, ...] = tuple(config.getoption("pi_stage"))
         self.implementation: Any = None
         self.start_error: str | None = None
-        self.results: dict[tuple[str, str], dict[str, Any]] = {}
+        self.results: dict[tuple[str, str], StageResult] = {}
         self.wanted: dict[str, list[str]] = {}
+        self.streaming = contextlib.ExitStack()
+        self.run: StreamedRun | None = None
 
     # Collection: items for the corpus, added to whatever pytest collected from files.
 
@@ -102,73 +109,69 @@ class PiConformance:
 
     # Running: the implementation starts on first use and answers each case once.
 
-    def _started(self) -> Any:
-        if self.implementation is None and self.start_error is None:
+    def _started(self) -> StreamedRun:
+        """The implementation, started, and its run streaming into the report (or nowhere)."""
+        if self.run is None and self.start_error is None:
             from conformance.implementations.specs import resolve
+            from conformance.judging.runner import RunSettings
+            from conformance.reporting.model import SelectionInfo
+            from conformance.reporting.run import stream_run
 
             try:
                 implementation = resolve(self.spec)
                 implementation.start()
                 self.implementation = implementation
-            except ConformanceError as exc:
-                self.start_error = f"cannot start {self.spec}: {exc.describe()}"
-        if self.start_error is not None:
-            raise pytest.fail(self.start_error, pytrace=False)
-        return self.implementation
+                report_path = self.config.getoption("pi_report")
+                path = Path(report_path) if report_path else Path(os.devnull)
+                path.parent.mkdir(parents=True, exist_ok=True)
+                stream = self.streaming.enter_context(path.open("wb"))
+                self.run = self.streaming.enter_context(stream_run(
+                    [implementation], self.corpus, stream, path=path,
+                    settings=RunSettings(timeout=self.timeout), baseline=self.baseline,
+                    selection=SelectionInfo(cases=tuple(self.config.getoption("pi_case")),
+                                            stages=self.stages, impl=self.spec),
+                    on_result=self._keep))
+            except (ConformanceError, OSError) as exc:
+                what = exc.describe() if isinstance(exc, ConformanceError) else str(exc)
+                self.start_error = f"cannot start {self.spec}: {what}"
+        if self.run is None:
+            raise pytest.fail(self.start_error or "not started", pytrace=False)
+        return self.run
 
-    def result(self, case: Any, stage: str) -> dict[str, Any]:
+    def _keep(self, result: StageResult) -> None:
+        self.results[(result.case, result.stage)] = result
+
+    def result(self, case: Any, stage: str) -> StageResult:
         key = (case.id, stage)
         if key not in self.results:
             self._run(case)
         return self.results[key]
 
     def _run(self, case: Any) -> None:
-        from conformance.judging.runner import Runner, RunSettings, Selection
+        from conformance.judging.runner import Selection
+        from conformance.judging.verdicts import StageResult
 
-        implementation = self._started()
+        run = self._started()
         stages = tuple(self.wanted.get(case.id, ())) or case.stages
-        runner = Runner(self.corpus, RunSettings(timeout=self.timeout))
-        lines: list[dict[str, Any]] = []
-
-        def keep(result: Any) -> None:
-            line = {"type": "result", **result.to_json()}
-            if self.baseline is not None:
-                self.baseline.judge(line)
-            lines.append(line)
-
-        runner.run([implementation], [case], Selection(stages=stages), keep)
-        for line in lines:
-            self.results[(line["case"], line["stage"])] = line
+        run.run([case], Selection(stages=stages))
         for stage in stages:
-            self.results.setdefault((case.id, stage), {
-                "type": "result", "case": case.id, "stage": stage, "status": "error",
-                "message": "the runner produced no result", "outcome": case.outcome,
-                "duration": 0.0})
+            self.results.setdefault((case.id, stage), StageResult(
+                case.id, stage, "error", "the runner produced no result",
+                outcome=case.outcome, error_kind="harness"))
 
-    def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        if self.implementation is not None:
-            with contextlib.suppress(Exception):
-                self.implementation.close()
-        report_path = self.config.getoption("pi_report")
-        if report_path and self.implementation is not None:
-            self._write_report(Path(report_path))
-
-    def _write_report(self, path: Path) -> None:
-        from conformance.corpus.identity import corpus_identity
-        from conformance.reporting import stream as reports
-
-        hello = self.implementation.hello
-        head = reports.header(hello.implementation, hello.raw.get("capabilities", {}),
-                              corpus_identity(self.corpus),
-                              {"cases": list(self.config.getoption("pi_case")), "features": [],
-                               "stages": list(self.stages), "apis": [], "impl": self.spec})
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("wb") as stream:
-            writer = reports.ReportWriter(stream, head)
-            for line in sorted(self.results.values(), key=lambda r: (r["case"], r["stage"])):
-                writer.report.results.append(line)
-                writer._write(line)
-            writer.close(self.baseline.unmatched(self.corpus) if self.baseline else ())
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        """The report's footer (marked interrupted after a Ctrl-C), then the implementation
+        stops."""
+        try:
+            if self.run is not None:
+                self.run.close(interrupted=exitstatus == pytest.ExitCode.INTERRUPTED)
+            self.streaming.close()
+        except ConformanceError as exc:
+            raise pytest.UsageError(f"pi-conformance: {exc.describe()}") from None
+        finally:
+            if self.implementation is not None:
+                with contextlib.suppress(Exception):
+                    self.implementation.close()
 
 
 class CaseCollector(pytest.Collector):
@@ -206,16 +209,16 @@ class StageItem(pytest.Item):
 
     def runtest(self) -> None:
         result = self.plugin.result(self.case, self.stage)
-        self.user_properties.append(("pi-status", result["status"]))
-        if result["status"] == "skip":
-            pytest.skip(result.get("message") or "skipped")
-        if result["status"] in ("fail", "error"):
+        self.user_properties.append(("pi-status", result.status))
+        if result.status == "skip":
+            pytest.skip(result.message or "skipped")
+        if result.failing:
             raise StageFailure(result)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException],
                      style: Any = None) -> Any:
         if isinstance(excinfo.value, StageFailure):
-            from conformance.reporting.render import failure_lines
+            from conformance.reporting.text import failure_lines
 
             result = excinfo.value.result
             lines = failure_lines(result, limit=None)
@@ -239,7 +242,7 @@ class BaselineItem(pytest.Item):
         stale = self.plugin.baseline.unmatched(self.plugin.corpus)
         if stale:
             pytest.fail("stale baseline entries:\n" + "\n".join(
-                f"  {e['case']} {e['stage']}: {e['problem']}" for e in stale), pytrace=False)
+                f"  {e.describe()}" for e in stale), pytrace=False)
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         return Path(self.config.getoption("pi_baseline")), None, "pi-conformance baseline"

@@ -7,17 +7,22 @@ messages, difference values, paths, baseline reasons, the implementation's name.
 from __future__ import annotations
 
 import io
+import tempfile
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from conformance.judging.comparison import Difference
-from conformance.judging.runner import StageResult
+from conformance.judging.verdicts import BaselineMark, StageResult, StaleEntry
 from conformance.reporting import stream as reports
+from conformance.reporting.model import CorpusIdentity, Report, SelectionInfo
 
 IMPLEMENTATION = {"name": "demo-port", "version": "2.1.0", "language": "rust",
                   "homepage": "https://example.org/demo-port"}
 CORPUS = {"root": "/corpus", "version": "0.1.0", "cases": 3, "sha256": "ab" * 32,
-          "reference": ["@earendil-works/pi-coding-agent@1.6.0 node@22.23.3"]}
+          "reference": ("@earendil-works/pi-coding-agent@1.6.0 node@22.23.3",)}
 # Each payload, if it ever ran, would mark the page: <html data-pwned="...">.
 SCRIPT = "<script>document.documentElement.dataset.pwned='script'</script>"
 IMG = '<img src=x onerror="document.documentElement.dataset.pwned=\'img\'">'
@@ -51,29 +56,49 @@ def results(hostile: bool = False) -> list[StageResult]:
 def build(result_list: list[StageResult] | None = None, *, hostile: bool = False,
           known: dict[tuple[str, str], dict[str, Any]] | None = None,
           stale_baseline: list[dict[str, Any]] | None = None,
-          implementation: dict[str, Any] | None = None) -> tuple[reports.Report, bytes]:
-    """A finished report and its JSON-lines bytes, with fixed timestamps."""
+          implementation: dict[str, Any] | None = None,
+          interrupted: bool = False) -> tuple[Report, bytes]:
+    """A finished report (read back, as every consumer gets one) and its JSON-lines bytes,
+    with fixed timestamps."""
     impl = dict(implementation or IMPLEMENTATION)
     if hostile:
         impl["name"] = "demo" + SCRIPT
         impl["homepage"] = "javascript:alert(1)"
     stream = io.BytesIO()
-    head = reports.header(impl, {"stages": ["entries", "context", "stats"]}, CORPUS,
-                          {"cases": [], "features": [], "stages": [], "apis": [],
-                           "impl": "python:demo:impl"})
-    head["started"] = "2026-01-01T00:00:00Z"
+    head = replace(reports.header(impl, {"stages": ["entries", "context", "stats"]},
+                                  CorpusIdentity(**CORPUS),
+                                  SelectionInfo(impl="python:demo:impl")),
+                   started="2026-01-01T00:00:00Z")
     writer = reports.ReportWriter(stream, head)
     for result in result_list if result_list is not None else results(hostile):
-        line = writer.add_pending(result)
         if known and (result.case, result.stage) in known:
-            line["baseline"] = known[(result.case, result.stage)]
-        writer.flush_pending()
-    writer.report.footer = reports.footer(writer.report.results, stale_baseline or [])
-    writer.report.footer["finished"] = "2026-01-01T00:00:05Z"
-    writer._write(writer.report.footer)
-    return writer.report, stream.getvalue()
+            result = result.with_baseline(BaselineMark(**known[(result.case, result.stage)]))
+        writer.add(result)
+    stale = tuple(StaleEntry(**entry) for entry in stale_baseline or [])
+    footer = writer.tally.footer(stale, "2026-01-01T00:00:05Z", interrupted=interrupted)
+    stream.write(orjson.dumps(footer.to_json(), option=orjson.OPT_APPEND_NEWLINE))
+    data = stream.getvalue()
+    with tempfile.TemporaryDirectory() as directory:
+        path = Path(directory) / "report.jsonl"
+        path.write_bytes(data)
+        return reports.read_report(path), data
 
 
 def write(path: Path, **kwargs: Any) -> Path:
     path.write_bytes(build(**kwargs)[1])
     return path
+
+
+def report(results: list[StageResult], *, name: str = "demo-port", version: str = "1",
+           stages: list[str] | None = None, impl: str = "") -> Report:
+    """A report of ``results`` as a value, without a file: for matrix, drift and grouping."""
+    from conformance.reporting.model import Tally
+
+    tally = Tally()
+    for result in results:
+        tally.add(result)
+    head = reports.Header(implementation={"name": name, "version": version},
+                          capabilities={"stages": stages or []},
+                          corpus=CorpusIdentity(**CORPUS), selection=SelectionInfo(impl=impl),
+                          started="2026-01-01T00:00:00Z")
+    return Report(head, tuple(results), tally.footer((), "2026-01-01T00:00:05Z"))

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from conformance.errors import ConformanceError
-from conformance.judging.baseline import Baseline, KnownFailure, counts_as_failure
+from conformance.judging.baseline import Baseline, KnownFailure
+from conformance.judging.verdicts import BaselineMark, StageResult
 
 GOOD = """
 # known failures of the fake
@@ -20,10 +21,6 @@ case = "small.beta"
 stage = "stats"
 reason = "costs are rounded"
 """
-
-
-def line(case: str, stage: str, status: str) -> dict:
-    return {"case": case, "stage": stage, "status": status}
 
 
 def test_load_reads_entries_with_globs_reasons_and_issues(tmp_path):
@@ -41,22 +38,23 @@ def test_load_reads_entries_with_globs_reasons_and_issues(tmp_path):
 
 def test_a_known_failure_does_not_count_a_new_one_does_and_a_stale_entry_does():
     baseline = Baseline([KnownFailure("small.alpha", "context", "sorted by timestamp")])
-    known = line("small.alpha", "context", "fail")
-    baseline.judge(known)
-    assert known["baseline"] == {"state": "known", "reason": "sorted by timestamp", "issue": ""}
-    assert not counts_as_failure(known)
-    new = line("small.alpha", "llm", "fail")
-    baseline.judge(new)
-    assert "baseline" not in new and counts_as_failure(new)
-    stale = line("small.alpha", "context", "pass")
-    baseline.judge(stale)
-    assert stale["baseline"]["state"] == "stale" and counts_as_failure(stale)
-    errored = line("small.alpha", "context", "error")
-    baseline.judge(errored)
-    assert not counts_as_failure(errored)
-    skipped = line("small.alpha", "context", "skip")
-    baseline.judge(skipped)
-    assert "baseline" not in skipped and not counts_as_failure(skipped)
+    known = baseline.judge(StageResult("small.alpha", "context", "fail"))
+    assert known.baseline == BaselineMark("known", "sorted by timestamp", "")
+    assert not known.counts_as_failure
+    new = baseline.judge(StageResult("small.alpha", "llm", "fail"))
+    assert new.baseline is None and new.counts_as_failure
+    stale = baseline.judge(StageResult("small.alpha", "context", "pass"))
+    assert stale.baseline_state == "stale" and stale.counts_as_failure
+    errored = baseline.judge(StageResult("small.alpha", "context", "error"))
+    assert not errored.counts_as_failure
+    for status in ("skip", "info", "as-documented"):
+        other = baseline.judge(StageResult("small.alpha", "context", status))
+        assert other.baseline is None and not other.counts_as_failure
+
+
+def test_as_documented_never_counts_as_a_failure():
+    assert not StageResult("a.b", "context", "as-documented").counts_as_failure
+    assert not StageResult("a.b", "context", "as-documented").failing
 
 
 @pytest.mark.parametrize(("text", "message"), [

@@ -97,9 +97,10 @@ def test_an_entry_that_passes_now_is_stale_and_fails_the_run(env):
                  "--report", str(report))
     assert result.exit_code == 1
     assert json.loads(result.output)["stale"] == 1
-    line = next(r for r in read_report(report).results if r["stage"] == "llm"
-                and r["case"] == "traps.two-timestamps")
-    assert line["baseline"] == {"state": "stale", "reason": "was broken", "issue": ""}
+    line = next(r for r in read_report(report).results if r.stage == "llm"
+                and r.case == "traps.two-timestamps")
+    assert line.baseline is not None
+    assert line.baseline.to_json() == {"state": "stale", "reason": "was broken", "issue": ""}
 
 
 @pytest.mark.parametrize(("entry", "problem"), [
@@ -117,7 +118,7 @@ def test_an_entry_for_a_missing_case_or_stage_is_stale(env, entry, problem):
     stale = json.loads(result.output)["stale_baseline"]
     assert [(e["case"], e["stage"], e["problem"]) for e in stale] == [
         (entry["case"], entry["stage"], problem)]
-    assert read_report(report).footer["stale_baseline"] == stale
+    assert [e.to_json() for e in read_report(report).footer.stale_baseline] == stale
 
 
 def test_a_glob_entry_covers_every_matching_failure(env):

@@ -12,7 +12,7 @@ from conformance import jsonio
 from conformance._paths import SCHEMA_DIR
 from conformance.cli.main import main
 from conformance.judging.comparison import Difference
-from conformance.judging.runner import StageResult
+from conformance.judging.verdicts import StageResult
 from conformance.reporting.rundiff import compare, text
 
 BEFORE = [
@@ -107,3 +107,15 @@ def test_the_command_refuses_a_truncated_report_without_a_traceback(tmp_path):
     assert result.exit_code == 2
     assert "cut.jsonl: truncated: no footer" in result.output
     assert "Traceback" not in result.output
+
+
+def test_a_failure_now_as_documented_is_fixed_and_an_interrupted_run_is_named(tmp_path):
+    a = report_fixtures.build([StageResult("a.case", "context", "fail")])[0]
+    b = report_fixtures.build([StageResult("a.case", "context", "as-documented")],
+                              interrupted=True)[0]
+    result = compare(a, b)
+    assert keys(result["fixed"]) == [("a.case", "context")]
+    assert result["b"]["interrupted"] and not result["a"]["interrupted"]
+    jsonschema.validate(json.loads(json.dumps(result)),
+                        jsonio.read_json(SCHEMA_DIR / "diff.schema.json"))
+    assert text(result).splitlines()[1].endswith("(INTERRUPTED: the run did not finish)")

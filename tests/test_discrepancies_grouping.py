@@ -6,9 +6,10 @@ import io
 from pathlib import Path
 
 from conformance.judging.comparison import Difference
-from conformance.judging.runner import StageResult
+from conformance.judging.verdicts import StageResult
 from conformance.maintenance.discrepancies import grouping
 from conformance.reporting import stream as reports
+from conformance.reporting.model import CorpusIdentity, SelectionInfo
 
 
 def write_report(path: Path, results: list[StageResult], *, name: str = "port",
@@ -16,7 +17,7 @@ def write_report(path: Path, results: list[StageResult], *, name: str = "port",
     stream = io.BytesIO()
     writer = reports.ReportWriter(stream, reports.header(
         {"name": name, "version": version, "language": "python"}, {"stages": ["context"]},
-        {"root": "corpus", "cases": 3}, {"impl": spec}))
+        CorpusIdentity("corpus", "0", 3, "ab" * 32), SelectionInfo(impl=spec)))
     for result in results:
         writer.add(result)
     writer.close()

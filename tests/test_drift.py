@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import jsonschema
+import report_fixtures
 
 from conformance import jsonio
 from conformance._paths import SCHEMA_DIR
@@ -10,14 +11,13 @@ from conformance.corpus.cases import Corpus
 from conformance.implementations.known import lookup
 from conformance.reporting import drift
 from conformance.reporting.matrix import Column
-from conformance.reporting.stream import Report
 
 CASE = "traps.two-timestamps"
 
 
 def release(spec: str, answers: dict[str, dict]) -> Column:
-    header = {"implementation": {"name": spec}, "capabilities": {"stages": list(answers)}}
-    return Column(lookup(spec), Report(header=header), answers={CASE: answers})
+    return Column(lookup(spec), report_fixtures.report([], name=spec, stages=list(answers)),
+                  answers={CASE: answers})
 
 
 def sample() -> dict:

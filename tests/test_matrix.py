@@ -6,31 +6,31 @@ import json
 
 import jsonschema
 import pytest
+import report_fixtures
 
 from conformance import jsonio
 from conformance._paths import SCHEMA_DIR
 from conformance.corpus.cases import Corpus
 from conformance.errors import ConformanceError
 from conformance.implementations.known import lookup
+from conformance.judging.comparison import Difference
+from conformance.judging.verdicts import StageResult
 from conformance.reporting import matrix
-from conformance.reporting.stream import Report
 
 CASE = "traps.two-timestamps"
 
 
-def result(stage: str, status: str, **extra) -> dict:
-    return {"type": "result", "case": CASE, "stage": stage, "status": status,
-            "outcome": "required", **extra}
+def result(stage: str, status: str, **extra) -> StageResult:
+    return StageResult(CASE, stage, status, **extra)
 
 
-def column(spec: str, results: list[dict], stages: list[str]) -> matrix.Column:
-    header = {"implementation": {"name": spec, "version": "1"},
-              "capabilities": {"stages": stages}}
-    return matrix.Column(lookup(spec), Report(header=header, results=results, footer={}))
+def column(spec: str, results: list[StageResult], stages: list[str]) -> matrix.Column:
+    return matrix.Column(lookup(spec), report_fixtures.report(results, name=spec,
+                                                              stages=stages))
 
 
 FAILING = result("stats", "fail", message="1 difference(s)", differences=[
-    {"path": "$.tokens.input", "kind": "changed", "expected": 10, "actual": 11}])
+    Difference("$.tokens.input", "changed", 10, 11)])
 
 
 def sample() -> dict:
@@ -56,7 +56,19 @@ def test_cells_count_passed_over_judged_and_mark_unclaimed_stages():
     assert matrix.cell_text(ccusage["stages"]["stats"], True) == "❌ 0/1"
     assert matrix.cell_text(ccusage["stages"].get("entries"), False) == "—"
     assert ccusage["features"]["timestamps"] == {"pass": 0, "fail": 1, "error": 0, "skip": 1,
-                                                 "info": 0}
+                                                 "info": 0, "as-documented": 0}
+
+
+def test_as_documented_results_are_counted_but_not_judged():
+    cell = {"pass": 2, "fail": 0, "error": 0, "skip": 0, "info": 0, "as-documented": 3}
+    assert matrix.cell_text(cell, True) == "✅ 2/2"
+    cell = {"pass": 0, "fail": 0, "error": 0, "skip": 0, "info": 0, "as-documented": 1}
+    assert matrix.cell_text(cell, True) == "as documented"
+    data = matrix.matrix_data(Corpus(), [column("pi@1.6.0", [result("stats", "as-documented")],
+                                                ["stats"])])
+    assert data["implementations"][0]["counts"]["as-documented"] == 1
+    assert data["implementations"][0]["verdict"] == "passed"
+    assert "| as documented |" in matrix.markdown(data)
 
 
 def test_every_failure_is_shown_with_its_readable_diff_in_markdown_and_html():

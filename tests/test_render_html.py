@@ -70,7 +70,19 @@ def test_links_are_made_only_from_web_urls():
 
 
 def test_a_run_with_only_passes_shows_them_by_default():
-    from conformance.judging.runner import StageResult
+    from conformance.judging.verdicts import StageResult
 
     report, _ = report_fixtures.build([StageResult("a.b", "context", "pass")])
     assert 'value="pass" checked' in render_html(report)
+
+
+def test_an_interrupted_run_shows_as_interrupted_in_html():
+    from conformance.judging.verdicts import StageResult
+
+    report, _ = report_fixtures.build([StageResult("a.case", "context", "pass"),
+                                       StageResult("a.case", "llm", "as-documented")],
+                                      interrupted=True)
+    page = render_html(report)
+    assert 'class="verdict interrupted" id="verdict">INTERRUPTED<' in page
+    assert 'id="interrupted"' in page and "PASSED" not in page
+    assert '<th>as documented</th>' in page and 'value="as-documented"' in page

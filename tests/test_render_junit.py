@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 
 import report_fixtures
 
-from conformance.judging.runner import StageResult
+from conformance.judging.verdicts import StageResult
 from conformance.reporting.render_junit import junit, xml_safe
 
 KNOWN = {("compaction.basic", "context"): {"state": "known", "reason": "we drop the user turn",
@@ -68,3 +68,19 @@ def test_stale_entries_are_failures_in_their_own_suite():
     assert baseline.get("failures") == "1"
     assert baseline.find("testcase/failure").get("message") == "no such case in the corpus"
     assert root.get("failures") == "4"
+
+
+def test_an_interrupted_run_is_an_error_in_junit():
+    report, _ = report_fixtures.build([StageResult("a.case", "context", "pass")],
+                                      interrupted=True)
+    root = ET.fromstring(junit(report))
+    assert root.get("errors") == "1"
+    error = root.find("testsuite[@name='pi-conformance']/testcase/error")
+    assert error is not None and error.get("type") == "interrupted"
+
+
+def test_as_documented_is_not_a_failure_in_junit():
+    report, _ = report_fixtures.build([StageResult("a.case", "context", "as-documented",
+                                                   "follows the docs")])
+    root = ET.fromstring(junit(report))
+    assert (root.get("failures"), root.get("errors"), root.get("skipped")) == ("0", "0", "0")

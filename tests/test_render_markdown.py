@@ -68,7 +68,7 @@ def test_stale_entries_and_known_failures_have_their_sections():
 
 
 def test_a_huge_run_is_cut_to_fit_a_step_summary():
-    from conformance.judging.runner import StageResult
+    from conformance.judging.verdicts import StageResult
 
     many = [StageResult(f"case.{i:03}", "context", "fail", "1 difference(s)")
             for i in range(120)]
@@ -76,3 +76,29 @@ def test_a_huge_run_is_cut_to_fit_a_step_summary():
     text = markdown(report)
     assert text.count("<details>") == 50
     assert "… and 70 more: see the full report." in text
+
+
+def test_control_characters_never_reach_markdown_raw():
+    from conformance.judging.comparison import Difference
+    from conformance.judging.verdicts import StageResult
+
+    control = "\x1b[31mred\x00\x9b"
+    report, _ = report_fixtures.build([
+        StageResult("a.case", "context", "error", "boom " + control, error_kind="crash"),
+        StageResult("a.case", "llm", "fail", control, [Difference("$.x", "changed", 1, control)]),
+    ], implementation={"name": "port" + control, "version": "1"})
+    text = markdown(report)
+    assert not any(ch in text for ch in "\x1b\x00\x9b")
+    assert "boom \\x1b[31mred\\x00\\x9b" in text  # inside the code fence, as written
+    assert md_text(control) == r"\\x1b\[31mred\\x00\\x9b"
+
+
+def test_interrupted_and_as_documented_in_markdown():
+    from conformance.judging.verdicts import StageResult
+
+    report, _ = report_fixtures.build([StageResult("a.case", "context", "as-documented")],
+                                      interrupted=True)
+    text = markdown(report)
+    assert "**INTERRUPTED**" in text and "PASSED" not in text
+    assert "| stage | passed | failed | errored | skipped | info | as documented |" in text
+    assert "| context | 0 | 0 | 0 | 0 | 0 | 1 |" in text

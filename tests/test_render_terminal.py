@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import report_fixtures
 
-from conformance.reporting.render import failure_lines, terminal_text
+from conformance.judging.comparison import Difference
+from conformance.judging.verdicts import StageResult
+from conformance.reporting.render import terminal_text
+from conformance.reporting.text import failure_lines
 
 KNOWN = {("compaction.basic", "context"): {"state": "known", "reason": "we drop the user turn",
                                            "issue": "https://example.org/issues/7"}}
@@ -52,8 +55,46 @@ def test_rich_markup_in_session_content_is_printed_literally():
 
 
 def test_failure_lines_cut_long_diffs_unless_asked_for_all():
-    result = {"case": "c", "stage": "s", "status": "fail", "message": "",
-              "differences": [{"path": f"$.a[{i}]", "kind": "changed", "expected": i,
-                               "actual": i + 1} for i in range(12)]}
+    result = StageResult("c", "s", "fail", "", [Difference(f"$.a[{i}]", "changed", i, i + 1)
+                                                for i in range(12)])
     assert failure_lines(result)[-1] == "    … and 4 more difference(s)"
     assert len(failure_lines(result, limit=None)) == 1 + 3 * 12
+
+
+CONTROL = "\x1b[2J\x1b]0;owned\x07\x00\x9b1m"
+
+
+def control_report() -> object:
+    return report_fixtures.build([
+        StageResult("a.case", "context", "error", "crashed: " + CONTROL, error_kind="crash"),
+        StageResult("a.case", "llm", "fail", "1 difference(s)",
+                    [Difference("$.x", "changed", "<" + CONTROL, "plain" + CONTROL)]),
+    ], implementation={"name": "port" + CONTROL, "version": "1"})[0]
+
+
+def test_control_characters_from_an_implementation_never_reach_the_terminal_raw():
+    text = terminal_text(control_report(), width=400)  # type: ignore[arg-type]
+    for raw in ("\x1b", "\x00", "\x07", "\x9b"):
+        assert raw not in text
+    assert "crashed: \\x1b[2J\\x1b]0;owned\\x07\\x00\\x9b1m" in text
+    assert "port\\x1b[2J" in text
+
+
+def test_an_interrupted_run_is_shown_as_interrupted_never_as_passed():
+    report, _ = report_fixtures.build([StageResult("a.case", "context", "pass")],
+                                      interrupted=True)
+    text = terminal_text(report)
+    assert "INTERRUPTED 1 cases, 1 results: 1 passed" in text
+    assert "PASSED" not in text and "the run was interrupted" in text
+    assert report.failed()
+
+
+def test_as_documented_results_are_counted_and_shown_but_never_fail_the_run():
+    report, _ = report_fixtures.build([StageResult("a.case", "context", "pass"),
+                                       StageResult("a.case", "llm", "as-documented",
+                                                   "Pi throws here; the docs call it valid")])
+    text = terminal_text(report)
+    assert "PASSED 1 cases, 2 results: 1 passed, 0 failed, 0 errored, 0 skipped, 0 info, " \
+           "1 as documented" in text
+    assert "as documented" in text.splitlines()[1] + text  # the stage table has its column
+    assert not report.failed()

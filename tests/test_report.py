@@ -14,6 +14,7 @@ import report_fixtures
 from conformance import jsonio
 from conformance._paths import SCHEMA_DIR
 from conformance.corpus.cases import Corpus
+from conformance.reporting import model
 from conformance.reporting import stream as reports
 from conformance.reporting.run import RunRequest, execute
 
@@ -40,7 +41,7 @@ def corpus(tmp_path, monkeypatch) -> Corpus:
     return Corpus(root)
 
 
-def run(corpus: Corpus, tmp_path: Path, fake: str, **kwargs) -> tuple[Path, reports.Report]:
+def run(corpus: Corpus, tmp_path: Path, fake: str, **kwargs) -> tuple[Path, model.Report]:
     path = tmp_path / f"{fake}.jsonl"
     outcome = execute(RunRequest(corpus=corpus, impl_spec=str(report_fakes.impl_file(
         tmp_path, fake)), report_path=path, **kwargs))
@@ -58,14 +59,15 @@ def test_a_real_run_writes_a_stream_valid_against_the_report_schema(corpus, tmp_
     assert head["corpus"]["reference"] == [
         "@earendil-works/pi-agent-core@1.6.0 @earendil-works/pi-ai@1.6.0 "
         "@earendil-works/pi-coding-agent@1.6.0 node@22.23.3"]
-    assert lines[-1]["counts"] == {"pass": 18, "fail": 2, "error": 2, "skip": 0, "info": 0}
+    assert lines[-1]["counts"] == {"pass": 18, "fail": 2, "error": 2, "skip": 0, "info": 0,
+                                   "as-documented": 0}
     assert lines[-1]["verdict"] == "failed"
     again = reports.read_report(path)
     assert again.results == report.results and again.footer == report.footer
 
 
 def test_the_schema_knows_every_status_and_error_kind():
-    from conformance.judging.runner import ERROR_KINDS, STATUSES
+    from conformance.judging.verdicts import ERROR_KINDS, STATUSES
 
     defs = jsonio.read_json(SCHEMA_DIR / "report.schema.json")["$defs"]
     assert tuple(defs["status"]["enum"]) == STATUSES
@@ -74,7 +76,7 @@ def test_the_schema_knows_every_status_and_error_kind():
 
 def test_the_json_summary_is_valid_against_its_schema(corpus, tmp_path):
     _, report = run(corpus, tmp_path, "wrong")
-    summary = reports.summary(report)
+    summary = model.summary(report)
     assert not list(validator("summary.schema.json").iter_errors(summary))
     assert (summary["passed"], summary["failed"], summary["errored"]) == (18, 2, 2)
     assert summary["stages"]["context"]["failed"] == 2
@@ -89,8 +91,8 @@ def test_fixture_reports_with_baseline_states_are_valid_too(tmp_path):
                          "problem": "no such case in the corpus"}])
     assert_valid_stream(path)
     report = reports.read_report(path)
-    assert report.failed() and report.footer["known"] == 1 and report.footer["stale"] == 1
-    assert not list(validator("summary.schema.json").iter_errors(reports.summary(report)))
+    assert report.failed() and report.footer.known == 1 and report.footer.stale == 1
+    assert not list(validator("summary.schema.json").iter_errors(model.summary(report)))
 
 
 @pytest.mark.reference
@@ -112,7 +114,7 @@ def test_the_stale_baseline_footer_fails_a_run_whose_results_all_pass(tmp_path):
     report, _ = report_fixtures.build(
         [], stale_baseline=[{"case": "x", "stage": "y", "reason": "r", "issue": "",
                              "problem": "no such case in the corpus"}])
-    assert report.failed() and reports.summary(report)["verdict"] == "failed"
+    assert report.failed() and model.summary(report)["verdict"] == "failed"
 
 
 # The reader refuses anything it cannot trust, naming the line.
@@ -131,9 +133,9 @@ def stream(tmp_path: Path) -> tuple[Path, list[bytes]]:
     (lambda ls: [ls[0].replace(b"report/1", b"report/9"), *ls[1:]], "must be a"),
     (lambda ls: ls[1:], "must be a"),
     (lambda ls: [ls[0], b'{"type": "result", "case": "a", "stage": "b", "status": "great"}\n',
-                 *ls[1:]], "unknown status 'great'"),
+                 *ls[1:]], "field 'status' is 'great', not one of pass, fail"),
     (lambda ls: [ls[0], b'{"type": "result", "stage": "b", "status": "pass"}\n', *ls[1:]],
-     "needs a case and a stage"),
+     "missing field 'case'"),
     (lambda ls: [*ls[:1], b"{not json\n", *ls[1:]], "not JSON"),
     (lambda ls: [], "empty report"),
 ])

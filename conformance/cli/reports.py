@@ -10,7 +10,7 @@ import functools
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -18,6 +18,9 @@ from conformance.cli import options
 from conformance.cli.support import EXIT_FAILED, friendly_errors
 from conformance.errors import ConformanceError
 from conformance.reporting.formats import FORMATS
+
+if TYPE_CHECKING:
+    from conformance.reporting.model import Report
 
 
 def _friendly(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -57,12 +60,32 @@ def output_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-def write_outputs(report: Any, outputs: dict[str, Path]) -> None:
+def write_outputs(report: Report, outputs: dict[str, Path]) -> None:
     """Render ``report`` once per requested format; errors are ConformanceErrors."""
-    from conformance.reporting.render import renderer
+    from conformance.reporting.renderers import renderer
 
     for output_format, path in outputs.items():
         write_text(path, renderer(output_format)(report))
+
+
+def render_stdout(report: Report, output_format: str) -> None:
+    """What ``run`` and ``render`` print on stdout; the terminal format keeps its colours."""
+    if output_format == "terminal":
+        from rich.console import Console
+
+        from conformance.reporting.render import terminal
+
+        terminal(report, Console(highlight=False))
+    else:
+        from conformance.reporting.renderers import renderer
+
+        click.echo(renderer(output_format)(report), nl=False)
+
+
+def say_interrupted(report: Report, path: Path) -> None:
+    if report.interrupted:
+        click.echo(f"{path}: the run was interrupted; the report holds only the results it "
+                   "reached", err=True)
 
 
 @click.command()
@@ -75,9 +98,9 @@ def write_outputs(report: Any, outputs: dict[str, Path]) -> None:
 def render(report_path: Path, output_format: str, output: Path | None) -> None:
     """Render a run's report: text, Markdown, JUnit, HTML or JSON.
 
-    Exit 1 if that run failed.
+    Exit 1 if that run failed or was interrupted.
     """
-    from conformance.reporting.render import render_stdout, renderer
+    from conformance.reporting.renderers import renderer
     from conformance.reporting.stream import read_report
 
     report = read_report(report_path)
@@ -85,6 +108,7 @@ def render(report_path: Path, output_format: str, output: Path | None) -> None:
         write_text(output, renderer(output_format)(report))
     else:
         render_stdout(report, output_format)
+    say_interrupted(report, report_path)
     sys.exit(EXIT_FAILED if report.failed() else 0)
 
 
@@ -101,7 +125,10 @@ def diff(before: Path, after: Path, output_format: str) -> None:
     from conformance.reporting import rundiff as diffs
     from conformance.reporting.stream import read_report
 
-    result = diffs.compare(read_report(before), read_report(after))
+    a, b = read_report(before), read_report(after)
+    say_interrupted(a, before)
+    say_interrupted(b, after)
+    result = diffs.compare(a, b)
     if output_format == "json":
         click.echo(json.dumps(result, indent=2, ensure_ascii=False))
     else:
@@ -125,13 +152,14 @@ def baseline(report_path: Path, output: Path | None, previous: Path | None) -> N
     from conformance.reporting.stream import read_report
 
     report = read_report(report_path)
+    say_interrupted(report, report_path)
     old = baselines.Baseline.load(previous) if previous is not None else None
     text = baselines.render(report.sorted_results(), old)
     if output is None:
         click.echo(text, nl=False)
     else:
         write_text(output, text)
-        count = sum(1 for r in report.results if r["status"] in baselines.FAILING)
+        count = sum(1 for r in report.results if r.failing)
         click.echo(f"wrote {count} known failure(s) to {output}", err=True)
 
 

@@ -8,8 +8,14 @@ from pathlib import Path
 import click
 
 from conformance.cli import options
-from conformance.cli.reports import output_options, write_outputs
-from conformance.cli.support import EXIT_FAILED, friendly_errors, load_corpus
+from conformance.cli.reports import output_options, render_stdout, write_outputs
+from conformance.cli.support import (
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    friendly_errors,
+    load_corpus,
+    stderr,
+)
 from conformance.reporting.formats import RUN_STDOUT_FORMATS
 
 
@@ -42,9 +48,9 @@ def run(impl_spec: str, cases: tuple[str, ...], features: tuple[str, ...],
         corpus_path: Path | None, outputs: dict[str, Path]) -> None:
     """Score an implementation against the corpus.
 
-    Exit 1 when a stage fails or errors (known failures aside) or a baseline entry is stale.
+    Exit 1 when a stage fails or errors (known failures aside) or a baseline entry is stale;
+    130 when interrupted (the report and the renderings are still written, marked so).
     """
-    from conformance.reporting.render import render_stdout
     from conformance.reporting.run import RunRequest, execute
 
     with friendly_errors():
@@ -55,5 +61,8 @@ def run(impl_spec: str, cases: tuple[str, ...], features: tuple[str, ...],
             validate_protocol=validate_protocol, progress=not quiet and output_format == "terminal",
         ))
         write_outputs(outcome.report, outputs)
-    render_stdout(outcome, output_format)
+    render_stdout(outcome.report, output_format)
+    if outcome.interrupted:
+        stderr().print("interrupted")
+        sys.exit(EXIT_INTERRUPTED)
     sys.exit(EXIT_FAILED if outcome.failed else 0)

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
 EXIT_FAILED = 1
 EXIT_UNUSABLE = 2
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
 
 
 @cache
@@ -48,7 +49,7 @@ def friendly_errors() -> Iterator[None]:
         fail(exc)
     except KeyboardInterrupt:
         stderr().print("interrupted")
-        sys.exit(130)
+        sys.exit(EXIT_INTERRUPTED)
 
 
 def load_corpus(path: Path | None) -> Corpus:

@@ -21,17 +21,17 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import tomli_w
 
 from conformance.corpus.cases import read_toml
 from conformance.errors import ConformanceError
+from conformance.judging.verdicts import BaselineMark, StageResult, StaleEntry
 
 if TYPE_CHECKING:
     from conformance.corpus.cases import Corpus
 
-FAILING = ("fail", "error")
 _GLOB = "*?["
 
 
@@ -114,21 +114,23 @@ class Baseline:
     def find(self, case: str, stage: str) -> KnownFailure | None:
         return next((e for e in self.entries if e.matches(case, stage)), None)
 
-    def judge(self, line: dict[str, Any]) -> None:
-        """Annotate one report line with its baseline state, in place.
+    def judge(self, result: StageResult) -> StageResult:
+        """``result`` with its baseline state, when an entry matches it.
 
         ``known``: it fails and is listed, so it does not fail the run. ``stale``: it is listed
-        but passes now, so it fails the run until the entry is removed.
+        but passes now, so it fails the run until the entry is removed. Other statuses
+        (skip, info, as-documented) leave an entry neither known nor stale.
         """
-        entry = self.find(line["case"], line["stage"])
+        entry = self.find(result.case, result.stage)
         if entry is None:
-            return
-        state = "known" if line["status"] in FAILING else (
-            "stale" if line["status"] == "pass" else None)
-        if state:
-            line["baseline"] = {"state": state, "reason": entry.reason, "issue": entry.issue}
+            return result
+        if result.failing:
+            return result.with_baseline(BaselineMark("known", entry.reason, entry.issue))
+        if result.status == "pass":
+            return result.with_baseline(BaselineMark("stale", entry.reason, entry.issue))
+        return result
 
-    def unmatched(self, corpus: Corpus) -> list[dict[str, str]]:
+    def unmatched(self, corpus: Corpus) -> list[StaleEntry]:
         """Entries that name no (case, stage) pair of the corpus: stale whatever the run does."""
         pairs = [(case.id, stage) for case in corpus.cases for stage in case.stages]
         ids = {case for case, _ in pairs}
@@ -142,7 +144,7 @@ class Baseline:
                 problem = "no such case"
             else:
                 problem = f"the case has no stage {entry.stage}"
-            stale.append({**entry.to_json(), "problem": problem})
+            stale.append(StaleEntry(entry.case, entry.stage, entry.reason, entry.issue, problem))
         return stale
 
 
@@ -156,40 +158,33 @@ def _entry_lines(path: Path) -> list[int]:
             if line.strip().replace(" ", "") == "[[known]]"]
 
 
-def counts_as_failure(line: dict[str, Any]) -> bool:
-    state = line.get("baseline", {}).get("state")
-    if state == "stale":
-        return True
-    return line["status"] in FAILING and state != "known"
-
-
-def _reason(line: dict[str, Any]) -> str:
+def _reason(result: StageResult) -> str:
     """A first draft of the reason, from what the report says; people should improve it."""
-    message = (line.get("message") or "").strip()
+    message = result.message.strip()
     first = message.splitlines()[0] if message else ""
-    diffs = line.get("differences") or []
+    diffs = result.differences
     if diffs:
-        where = ", ".join(f"{d['path']} {d['kind']}" for d in diffs[:2])
+        where = ", ".join(f"{d.path} {d.kind}" for d in diffs[:2])
         return f"{first}: {where}" + (", ..." if len(diffs) > 2 else "") if first else where
     return first or "TODO: explain why this fails"
 
 
-def render(lines: Iterable[dict[str, Any]], previous: Baseline | None = None) -> str:
+def render(results: Iterable[StageResult], previous: Baseline | None = None) -> str:
     """A baseline listing every failing result of a report (``baseline --write``).
 
     Entries of ``previous`` that still match a failure keep their reason and issue, so
     rewriting a baseline after a run only adds and removes what changed.
     """
     known = []
-    for line in lines:
-        if line["status"] not in FAILING:
+    for result in results:
+        if not result.failing:
             continue
-        kept = previous.find(line["case"], line["stage"]) if previous else None
+        kept = previous.find(result.case, result.stage) if previous else None
         if kept is not None:
             reason, issue = kept.reason, kept.issue
         else:
-            reason, issue = _reason(line), ""
-        known.append({"case": line["case"], "stage": line["stage"], "reason": reason,
+            reason, issue = _reason(result), ""
+        known.append({"case": result.case, "stage": result.stage, "reason": reason,
                       "issue": issue})
     head = ("# Known failures for pi-conformance run --baseline (and pytest --pi-baseline).\n"
             "# Each entry: why it fails, and where that is tracked. An entry that passes\n"

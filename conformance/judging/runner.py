@@ -8,15 +8,16 @@ implementation does not claim are ``skip``, never ``fail``.
 
 from __future__ import annotations
 
+import functools
 import queue
 import shutil
 import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from conformance.corpus.cases import Case, Corpus
 from conformance.corpus.goldens import Golden, read_golden, read_goldens
@@ -30,22 +31,17 @@ from conformance.errors import (
 )
 from conformance.implementations import protocol
 from conformance.implementations.transports import Crashed, Implementation, Timeout
-from conformance.judging.comparison import Difference, differences
-
-# pass: matches the golden. fail: differs where Pi's behaviour is required. error: no usable
-# answer (crash, hang, malformed answer, or the implementation reported an error).
-# skip: not applicable. info: an answer where nothing is required (implementation-defined,
-# or Pi itself misbehaves), with its differences for reference.
-STATUSES = ("pass", "fail", "error", "skip", "info")
-
-# Why an ``error`` is an error, so that harness and protocol trouble is never mistaken for a
-# wrong answer: timeout and crash (the process hung or died), protocol (garbage, out of order,
-# malformed or over-long answers, schema violations), implementation (it reported an error
-# itself), harness (the runner's own trouble), not-run (abandoned after the restart cap).
-ERROR_KINDS = ("timeout", "crash", "protocol", "implementation", "harness", "not-run")
+from conformance.judging.comparison import differences
+from conformance.judging.verdicts import (
+    ActualKind,
+    ErrorKind,
+    ExpectedKind,
+    StageResult,
+    Status,
+)
 
 
-def error_kind(exc: BaseException) -> str:
+def error_kind(exc: BaseException) -> ErrorKind:
     if isinstance(exc, Timeout):
         return "timeout"
     if isinstance(exc, Crashed):
@@ -55,36 +51,6 @@ def error_kind(exc: BaseException) -> str:
     if isinstance(exc, (RunFailed, ImplementationError)):
         return "implementation"
     return "harness"
-
-
-@dataclass
-class StageResult:
-    case: str
-    stage: str
-    status: str
-    message: str = ""
-    differences: list[Difference] = field(default_factory=list)
-    outcome: str = "required"
-    expected_kind: str | None = None
-    actual_kind: str | None = None
-    duration: float = 0.0
-    error_kind: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"case": self.case, "stage": self.stage, "status": self.status}
-        if self.error_kind:
-            data["error_kind"] = self.error_kind
-        if self.message:
-            data["message"] = self.message
-        if self.differences:
-            data["differences"] = [d.to_json() for d in self.differences]
-        data["outcome"] = self.outcome
-        if self.expected_kind:
-            data["expected"] = self.expected_kind
-        if self.actual_kind:
-            data["actual"] = self.actual_kind
-        data["duration"] = round(self.duration, 6)
-        return data
 
 
 @dataclass(frozen=True)
@@ -156,48 +122,50 @@ def judge(case: Case, stage: str, answer: dict[str, Any], known: frozenset[str],
     with more than it claims still fails.
     """
     golden = golden or read_golden(case, stage)
-    expected_kind, actual_kind = golden.kind, next(iter(answer))
-    result = StageResult(case.id, stage, "pass", outcome=case.outcome,
-                         expected_kind=expected_kind, actual_kind=actual_kind)
-    if actual_kind in ("error", "protocol-error"):
-        result.status, result.message = "error", str(answer[actual_kind]["message"])
-        result.error_kind = "implementation" if actual_kind == "error" else "protocol"
-        result.actual_kind = "error"
-        return result
+    expected_kind = cast(ExpectedKind, golden.kind)
+    answered = next(iter(answer))
+    verdict = functools.partial(StageResult, case.id, stage, outcome=case.outcome,
+                                expected_kind=expected_kind)
+    if answered in ("error", "protocol-error"):
+        return verdict("error", str(answer[answered]["message"]), actual_kind="error",
+                       error_kind="implementation" if answered == "error" else "protocol")
+    actual_kind = cast(ActualKind, answered)
     if actual_kind == "skipped":
-        result.status = "skip"
-        result.message = f"the implementation skipped it: {answer['skipped']}"
-        return result
+        return verdict("skip", f"the implementation skipped it: {answer['skipped']}",
+                       actual_kind=actual_kind)
     if expected_kind == "misbehaved":
-        result.status = "info"
-        result.message = f"Pi itself misbehaves here ({golden.result['misbehaved'].get('kind')})"
-        return result
+        return verdict("info",
+                       f"Pi itself misbehaves here ({golden.result['misbehaved'].get('kind')})",
+                       actual_kind=actual_kind)
+    status: Status = "pass"
+    message = ""
+    found: list[Any] = []
     if expected_kind != actual_kind:
-        result.status = "fail"
+        status = "fail"
         if expected_kind == "rejected":
-            result.message = ("Pi rejects this input (" + golden.result["rejected"]["message"]
-                              + "), the implementation answered it")
+            message = ("Pi rejects this input (" + golden.result["rejected"]["message"]
+                       + "), the implementation answered it")
         else:
-            result.message = ("the implementation rejected this input ("
-                              + str(answer["rejected"]["message"]) + "), Pi answers it")
+            message = ("the implementation rejected this input ("
+                       + str(answer["rejected"]["message"]) + "), Pi answers it")
     elif expected_kind == "output":
         expected = golden.result["output"]
         if fields:
             expected = project_fields(expected, fields)
-        result.differences = differences(expected, answer["output"], known)
-        if result.differences:
-            result.status = "fail"
-            result.message = f"{len(result.differences)} difference(s)"
+        found = differences(expected, answer["output"], known)
+        if found:
+            status = "fail"
+            message = f"{len(found)} difference(s)"
         if stage == "events" and pending_messages(answer["output"]):
-            result.status = "fail"
-            result.message = ("a pending assistant message would be persisted (positions "
-                              f"{pending_messages(answer['output'])}); Pi never persists one")
+            status = "fail"
+            message = ("a pending assistant message would be persisted (positions "
+                       f"{pending_messages(answer['output'])}); Pi never persists one")
         if fields:
-            result.message = (result.message + "; " if result.message else "") + \
+            message = (message + "; " if message else "") + \
                 "partial claim, compared only " + ", ".join(fields)
-    if result.status == "fail" and case.outcome != "required":
-        result.status = "info"
-    return result
+    if status == "fail" and case.outcome != "required":
+        status = "info"
+    return verdict(status, message, tuple(found), actual_kind=actual_kind)
 
 
 class _RestartBudget:
@@ -374,9 +342,9 @@ class Runner:
         timeout = min(self.settings.timeout, MISBEHAVING_TIMEOUT) if misbehaving \
             else self.settings.timeout
 
-        def errors(message: str, kind: str) -> list[StageResult]:
+        def errors(message: str, kind: ErrorKind) -> list[StageResult]:
             share = (time.perf_counter() - started) / len(ask)
-            status = "info" if misbehaving else "error"
+            status: Status = "info" if misbehaving else "error"
             return [StageResult(case.id, stage, status, message, outcome=case.outcome,
                                 duration=share, error_kind=kind) for stage in ask]
 
@@ -413,6 +381,5 @@ class Runner:
             except Exception as exc:  # a bug of ours costs this stage, not the others
                 result = StageResult(case.id, stage, "error", f"runner error: {exc!r}",
                                      outcome=case.outcome, error_kind="harness")
-            result.duration = elapsed / len(ask)
-            judged.append(result)
+            judged.append(replace(result, duration=elapsed / len(ask)))
         return judged, None

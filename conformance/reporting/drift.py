@@ -21,9 +21,9 @@ from conformance.corpus.cases import Corpus
 from conformance.corpus.normalization import input_strings
 from conformance.corpus.stages import stage_sort_key
 from conformance.judging.comparison import differences
-from conformance.reporting import render
 from conformance.reporting import stream as reports
 from conformance.reporting.matrix import PI_RELEASES, Column
+from conformance.reporting.text import short
 
 SCHEMA = "pi-conformance/drift/1"
 MAX_DIFFERENCES = 8
@@ -54,13 +54,13 @@ def _describe(answer: dict[str, Any]) -> str:
 
 
 def difference_lines(head: str, found: list[Any], newer: str, older: str) -> list[str]:
-    """Like a failure's diff (render.failure_lines), labelled with the two releases."""
+    """Like a failure's diff (text.failure_lines), labelled with the two releases."""
     width = max(len(newer), len(older)) + 1
     lines = [head]
     for diff in found[:MAX_DIFFERENCES]:
         lines.append(f"    {diff.path} ({diff.kind})")
-        lines.append(f"      {newer + ':':<{width}} {render.short(diff.expected)}")
-        lines.append(f"      {older + ':':<{width}} {render.short(diff.actual)}")
+        lines.append(f"      {newer + ':':<{width}} {short(diff.expected)}")
+        lines.append(f"      {older + ':':<{width}} {short(diff.actual)}")
     if len(found) > MAX_DIFFERENCES:
         lines.append(f"    … and {len(found) - MAX_DIFFERENCES} more difference(s)")
     return lines
@@ -118,8 +118,8 @@ def drift_data(corpus: Corpus, columns: list[Column]) -> dict[str, Any]:
         "schema": SCHEMA,
         "runner": {"name": "pi-conformance", "version": __version__},
         "generated": reports.now(),
-        "releases": [{"key": c.key, "implementation": c.report.implementation,  # type: ignore[union-attr]
-                      "claimed_stages": c.claimed} for c in releases],
+        "releases": [{"key": c.key, "implementation": dict(c.report.implementation)
+                      if c.report else {}, "claimed_stages": c.claimed} for c in releases],
         "stages": {stage: {"agree": c.get("agree", 0), "drift": c.get("drift", 0)}
                    for stage, c in sorted(per_stage.items(),
                                           key=lambda kv: stage_sort_key(kv[0]))},

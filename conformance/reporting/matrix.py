@@ -14,22 +14,25 @@ import shutil
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from conformance import __version__, jsonio
 from conformance.corpus.cases import Case, Corpus
-from conformance.corpus.identity import corpus_identity as identity_of
 from conformance.corpus.stages import ALL_STAGES, stage_sort_key
 from conformance.errors import ConformanceError
 from conformance.implementations.known import KNOWN, Entry
 from conformance.implementations.specs import known_implementation
 from conformance.implementations.transports import Implementation
-from conformance.judging.baseline import counts_as_failure
-from conformance.judging.runner import Runner, RunSettings, Selection, StageResult
-from conformance.reporting import pages, render
+from conformance.judging.runner import RunSettings, Selection
+from conformance.judging.verdicts import STATUSES, Status
+from conformance.reporting import pages
 from conformance.reporting import stream as reports
+from conformance.reporting.model import CorpusIdentity, Report, SelectionInfo
+from conformance.reporting.run import stream_run
+from conformance.reporting.stream import read_report
+from conformance.reporting.text import failure_lines
 
 SCHEMA = "pi-conformance/matrix/1"
 # The releases of Pi itself, whose answers the drift report compares.
@@ -66,7 +69,7 @@ class Column:
     """One implementation's run: its report, or why it could not run."""
 
     entry: Entry
-    report: reports.Report | None = None
+    report: Report | None = None
     unavailable: str = ""
     install_seconds: float = 0.0
     run_seconds: float = 0.0
@@ -78,30 +81,27 @@ class Column:
 
     @property
     def claimed(self) -> list[str]:
-        if self.report is None:
-            return []
-        stages = self.report.header.get("capabilities", {}).get("stages", [])
-        return sorted(stages, key=stage_sort_key)
+        return self.report.header.claimed_stages if self.report is not None else []
 
 
 def report_name(entry: Entry) -> str:
     return entry.spec.replace("/", "_")
 
 
-def corpus_identity(corpus: Corpus) -> dict[str, Any]:
+def corpus_identity(corpus: Corpus) -> CorpusIdentity:
     """The report header's corpus identity, with the root relative when it can be (published
     reports should not carry one machine's paths)."""
-    identity = identity_of(corpus)
+    identity = reports.corpus_identity(corpus)
     try:
-        identity["root"] = str(corpus.root.resolve().relative_to(Path.cwd().resolve()))
+        root = str(corpus.root.resolve().relative_to(Path.cwd().resolve()))
     except ValueError:
-        identity["root"] = corpus.root.name
-    return identity
+        root = corpus.root.name
+    return replace(identity, root=root)
 
 
 def run_one(entry: Entry, corpus: Corpus, cases: list[Case], out_dir: Path,
             settings: RunSettings, keep_answers: bool,
-            identity: dict[str, Any] | None = None) -> Column:
+            identity: CorpusIdentity | None = None) -> Column:
     """Install (if need be) and run one implementation; failures become ``unavailable``."""
     column = Column(entry)
     try:
@@ -119,23 +119,13 @@ def run_one(entry: Entry, corpus: Corpus, cases: list[Case], out_dir: Path,
         column.unavailable = f"could not start: {exc.describe()}"
         return column
     try:
-        with path.open("wb") as stream:
-            head = reports.header(
-                implementation=impl.hello.implementation,
-                capabilities=impl.hello.raw.get("capabilities", {}),
-                corpus=identity or corpus_identity(corpus),
-                selection={"cases": [], "features": [], "stages": [], "apis": [],
-                           "impl": entry.spec},
-            )
-            writer = reports.ReportWriter(stream, head)
-
-            def emit(result: StageResult) -> None:
-                writer.add(result)
-
-            Runner(corpus, settings).run([impl], cases, Selection(), emit)
-            column.report = writer.close()
+        with path.open("wb") as stream, stream_run(
+                [impl], corpus, stream, path=path, settings=settings, identity=identity
+                or corpus_identity(corpus), selection=SelectionInfo(impl=entry.spec)) as run:
+            run.run(cases, Selection())
     finally:
         impl.close()
+    column.report = read_report(path)
     column.run_seconds = time.perf_counter() - started
     if keep_answers:
         column.answers = impl.answers
@@ -162,8 +152,8 @@ def run_matrix(corpus: Corpus, entries: Iterable[Entry], out_dir: Path, *,
 # The matrix document
 
 
-def _cell(counter: Counter[str]) -> dict[str, int]:
-    return {status: counter.get(status, 0) for status in ("pass", "fail", "error", "skip", "info")}
+def _cell(counter: Counter[Status]) -> dict[str, int]:
+    return {status: counter.get(status, 0) for status in STATUSES}
 
 
 def matrix_data(corpus: Corpus, columns: list[Column],
@@ -183,34 +173,33 @@ def matrix_data(corpus: Corpus, columns: list[Column],
             implementations.append(item)
             continue
         report = column.report
-        by_stage: dict[str, Counter[str]] = {}
-        by_feature: dict[str, Counter[str]] = {}
+        by_stage: dict[str, Counter[Status]] = {}
+        by_feature: dict[str, Counter[Status]] = {}
         for result in report.results:
-            by_stage.setdefault(result["stage"], Counter())[result["status"]] += 1
-            for feature in features_of.get(result["case"], ()):
-                by_feature.setdefault(feature, Counter())[result["status"]] += 1
-        failures = [r for r in report.sorted_results() if counts_as_failure(r)]
+            by_stage.setdefault(result.stage, Counter())[result.status] += 1
+            for feature in features_of.get(result.case, ()):
+                by_feature.setdefault(feature, Counter())[result.status] += 1
         item.update({
-            "implementation": report.implementation,
+            "implementation": dict(report.implementation),
             "claimed_stages": column.claimed,
-            "partial": report.header.get("capabilities", {}).get("fields", {}),
+            "partial": report.header.capabilities.get("fields", {}),
             "run_seconds": round(column.run_seconds, 1),
             "report": f"implementations/{report_name(column.entry)}.jsonl",
             "counts": _cell(report.counts()),
             "stages": {s: _cell(c) for s, c in sorted(by_stage.items(),
                                                       key=lambda kv: stage_sort_key(kv[0]))},
             "features": {f: _cell(c) for f, c in sorted(by_feature.items())},
-            "verdict": "failed" if report.failed() else "passed",
-            "failures": [{"case": r["case"], "stage": r["stage"], "status": r["status"],
-                          "lines": render.failure_lines(r)} for r in failures],
+            "verdict": report.verdict,
+            "failures": [{"case": r.case, "stage": r.stage, "status": r.status,
+                          "lines": failure_lines(r)} for r in report.failures()],
         })
         implementations.append(item)
     return {
         "schema": SCHEMA,
         "runner": {"name": "pi-conformance", "version": __version__},
         "generated": reports.now(),
-        "corpus": {"cases": len(cases), **{k: v for k, v in corpus_identity(corpus).items()
-                                              if k in ("root", "sha256", "reference")}},
+        "corpus": {"cases": len(cases), **{k: v for k, v in corpus_identity(corpus).to_json()
+                                              .items() if k in ("root", "sha256", "reference")}},
         "stages": list(ALL_STAGES),
         "features": sorted({f for case in cases for f in case.features}),
         "implementations": implementations,
@@ -218,12 +207,16 @@ def matrix_data(corpus: Corpus, columns: list[Column],
 
 
 def cell_text(cell: dict[str, int] | None, claimed: bool) -> str:
-    """``passed/judged``, where judged excludes skips and info; ``—`` when not claimed."""
+    """``passed/judged``, where judged excludes skips, info and as-documented results (none
+    of them a failure); ``—`` when not claimed."""
     if cell is None or not claimed:
         return "—"
     judged = cell["pass"] + cell["fail"] + cell["error"]
     if judged == 0:
-        return "skip" if cell["skip"] else ("info" if cell["info"] else "—")
+        if cell["skip"]:
+            return "skip"
+        return "info" if cell["info"] else ("as documented" if cell.get("as-documented")
+                                            else "—")
     mark = "✅" if judged == cell["pass"] else "❌"
     return f"{mark} {cell['pass']}/{judged}"
 
@@ -236,13 +229,14 @@ def _rows(data: dict[str, Any]) -> tuple[list[str], list[list[str]], list[list[s
     for item in data["implementations"]:
         if "unavailable" in item:
             impl_rows.append([item["key"], item["language"], "unavailable", "", "", "", "", "",
-                              item["unavailable"].splitlines()[0][:120]])
+                              "", item["unavailable"].splitlines()[0][:120]])
             continue
         c = item["counts"]
         partial = "; partial: " + ", ".join(
             f"{s} ({', '.join(p)})" for s, p in item["partial"].items()) if item["partial"] else ""
         impl_rows.append([item["key"], item["language"], item["verdict"], str(c["pass"]),
                           str(c["fail"]), str(c["error"]), str(c["skip"]), str(c["info"]),
+                          str(c.get("as-documented", 0)),
                           ", ".join(item["claimed_stages"]) + partial])
     stage_rows = []
     for stage in data["stages"]:
@@ -266,7 +260,7 @@ def _rows(data: dict[str, Any]) -> tuple[list[str], list[list[str]], list[list[s
 
 
 IMPL_COLUMNS = ["implementation", "language", "verdict", "pass", "fail", "error", "skip", "info",
-                "claimed stages"]
+                "as documented", "claimed stages"]
 
 
 def _context(data: dict[str, Any]) -> dict[str, Any]:

@@ -19,14 +19,14 @@ from typing import Any
 import jinja2
 
 from conformance._paths import PACKAGE_DIR
-from conformance.judging.baseline import counts_as_failure
-from conformance.reporting import stream as reports
-from conformance.reporting.render import baseline_note, counts_line, title
+from conformance.judging.verdicts import StageResult
+from conformance.reporting.model import Report, summary
+from conformance.reporting.text import INTERRUPTED_NOTE, baseline_note, counts_line, title
 
 MAX_DIFFERENCES = 200
 MAX_VALUE = 20_000
-STATUS_ORDER = ("fail", "error", "stale", "known", "info", "skip", "pass")
-SHOWN_BY_DEFAULT = ("fail", "error", "stale", "known", "info")
+STATUS_ORDER = ("fail", "error", "stale", "known", "info", "as-documented", "skip", "pass")
+SHOWN_BY_DEFAULT = ("fail", "error", "stale", "known", "info", "as-documented")
 
 # Filters the result rows by status checkboxes and a search box; reads only data-*
 # attributes and class names, never puts text into the page.
@@ -80,53 +80,51 @@ def shown_value(value: Any) -> str:
     return text if len(text) <= MAX_VALUE else text[:MAX_VALUE] + "\n… (truncated)"
 
 
-def filter_status(result: dict[str, Any]) -> str:
-    state = result.get("baseline", {}).get("state")
-    return state if state in ("known", "stale") else result["status"]
+def filter_status(result: StageResult) -> str:
+    return result.baseline_state or result.status
 
 
-def _row(result: dict[str, Any]) -> dict[str, Any]:
+def _row(result: StageResult) -> dict[str, Any]:
     status = filter_status(result)
-    diffs = result.get("differences", [])
+    diffs = result.differences
     return {
-        "case": result["case"],
-        "stage": result["stage"],
+        "case": result.case,
+        "stage": result.stage,
         "filter_status": status,
-        "label": result["status"] + (f" ({status})" if status != result["status"] else "")
-        + (f" ({result['error_kind']})" if result.get("error_kind") else ""),
-        "message": result.get("message", ""),
+        "label": result.status + (f" ({status})" if status != result.status else "")
+        + (f" ({result.error_kind})" if result.error_kind else ""),
+        "message": result.message,
         "note": baseline_note(result),
-        "issue": web_link(result.get("baseline", {}).get("issue")),
+        "issue": web_link(result.baseline.issue if result.baseline else ""),
         "differences": [
-            {"path": d["path"], "kind": d["kind"], "expected": shown_value(d["expected"]),
-             "actual": shown_value(d["actual"])}
+            {"path": d.path, "kind": d.kind, "expected": shown_value(d.expected),
+             "actual": shown_value(d.actual)}
             for d in diffs[:MAX_DIFFERENCES]
         ],
         "total": len(diffs),
         "more": len(diffs) > MAX_DIFFERENCES,
-        "open": counts_as_failure(result),
-        "search_text": f"{result['case']} {result['stage']} {status} "
-                       f"{result.get('message', '')}".lower(),
+        "open": result.counts_as_failure,
+        "search_text": f"{result.case} {result.stage} {status} {result.message}".lower(),
     }
 
 
-def html(report: reports.Report) -> str:
-    summary = reports.summary(report)
+def html(report: Report) -> str:
+    s = summary(report)
     rows = [_row(r) for r in report.sorted_results()]
     present = Counter(row["filter_status"] for row in rows)
     digest = base64.b64encode(hashlib.sha256(SCRIPT.encode()).digest()).decode()
-    corpus = {"version": "?", "cases": "?", "sha256": "?", "reference": [],
-              **report.header.get("corpus", {})}
     return _template().render(
         title=title(report),
-        summary=summary,
-        counts_line=counts_line(summary),
+        summary=s,
+        show_as_documented=bool(s["as_documented"]),
+        counts_line=counts_line(s),
+        interrupted_note=INTERRUPTED_NOTE if report.interrupted else "",
         implementation={"name": "?", "version": "?", "language": "", **report.implementation},
         homepage=web_link(report.implementation.get("homepage")),
-        runner={"name": "?", "version": "?", **report.header.get("runner", {})},
-        corpus=corpus,
-        header={"started": "?", **report.header},
-        footer={"finished": "?", **report.footer},
+        runner=report.header.runner,
+        corpus=report.header.corpus,
+        started=report.header.started,
+        finished=report.footer.finished,
         stale_baseline=report.stale_baseline,
         status_counts=[(s, present[s]) for s in STATUS_ORDER if present[s]],
         shown_by_default=SHOWN_BY_DEFAULT if set(present) & set(SHOWN_BY_DEFAULT)

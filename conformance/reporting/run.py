@@ -1,29 +1,33 @@
-"""One ``run``: resolve the implementation, start its workers, stream results to the report.
+"""Running an implementation into a report: ``stream_run``, used by ``run``, ``matrix`` and
+the pytest plugin, and ``execute``, the whole ``run`` command.
 
-This is the glue between the CLI (and the pytest plugin) and the runner: it owns the
-implementation processes' lifetime, the progress display and the report file, so that an
-interrupted run still leaves a valid, if truncated-and-marked, stream behind.
+``stream_run`` is the one way results reach a report: it judges each result against the
+baseline, writes it at once, and writes the footer when done, marked interrupted when a
+Ctrl-C stopped it. ``execute`` adds what the ``run`` command needs around it: the
+implementation processes' lifetime, the progress display and the report file, read back
+(validated) for the renderings.
 """
 
 from __future__ import annotations
 
 import contextlib
-import io
 import sys
-from collections.abc import Iterator
+import tempfile
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from conformance.corpus.cases import Corpus
-from conformance.corpus.identity import corpus_identity
+from conformance.corpus.cases import Case, Corpus
 from conformance.errors import ConformanceError
 from conformance.implementations.specs import resolve
 from conformance.implementations.transports import Implementation
-from conformance.judging.baseline import Baseline, counts_as_failure
-from conformance.judging.runner import Runner, RunSettings, Selection, StageResult
+from conformance.judging.baseline import Baseline
+from conformance.judging.runner import Planned, Runner, RunSettings, Selection
+from conformance.judging.verdicts import StageResult
 from conformance.reporting import stream as reports
+from conformance.reporting.model import CorpusIdentity, Footer, Report, SelectionInfo
 
 
 @dataclass
@@ -45,17 +49,87 @@ class RunRequest:
 
 @dataclass
 class RunOutcome:
-    report: reports.Report
+    report: Report
     restarts: int = 0
 
     @property
     def stale_baseline(self) -> list[str]:
         """Baseline entries naming a case or stage the corpus lacks, as ``case stage: why``."""
-        return [f"{e['case']} {e['stage']}: {e['problem']}" for e in self.report.stale_baseline]
+        return [e.describe() for e in self.report.stale_baseline]
+
+    @property
+    def interrupted(self) -> bool:
+        return self.report.interrupted
 
     @property
     def failed(self) -> bool:
         return self.report.failed()
+
+
+class StreamedRun:
+    """An implementation's run being written to a report: call ``run`` (once, or once per
+    case as the pytest plugin does); ``stream_run`` writes the footer at the end."""
+
+    def __init__(self, runner: Runner, implementations: list[Implementation],
+                 writer: reports.ReportWriter, baseline: Baseline,
+                 on_result: Callable[[StageResult], None] | None):
+        self.runner = runner
+        self.implementations = implementations
+        self.writer = writer
+        self.baseline = baseline
+        self.on_result = on_result
+
+    def run(self, cases: list[Case], selection: Selection,
+            planned: list[Planned] | None = None) -> None:
+        self.runner.run(self.implementations, cases, selection, self._emit, planned)
+
+    def _emit(self, result: StageResult) -> None:
+        written = self.writer.add(self.baseline.judge(result))
+        if self.on_result is not None:
+            self.on_result(written)
+
+    @property
+    def footer(self) -> Footer | None:
+        return self.writer.footer
+
+    def close(self, *, interrupted: bool = False) -> Footer:
+        """Write the footer (once). Entries that pass again are marked stale on their result
+        lines; an entry for a case or stage the corpus lacks can only be found here."""
+        if self.writer.footer is not None:
+            return self.writer.footer
+        return self.writer.close(self.baseline.unmatched(self.runner.corpus),
+                                 interrupted=interrupted)
+
+
+@contextlib.contextmanager
+def stream_run(implementations: list[Implementation], corpus: Corpus, stream: IO[bytes], *,
+               selection: SelectionInfo, settings: RunSettings | None = None,
+               baseline: Baseline | None = None, identity: CorpusIdentity | None = None,
+               on_result: Callable[[StageResult], None] | None = None,
+               path: Path | None = None) -> Iterator[StreamedRun]:
+    """Run already started ``implementations`` (one per worker) into a report on ``stream``.
+
+    The header comes from the first implementation's hello; each result is judged against
+    ``baseline`` and written as it arrives (``on_result`` sees it as written); the footer is
+    written on the way out, marked interrupted on Ctrl-C (which is then raised again). A
+    write failure (a full disk) is raised as a ReportError once the footer is due.
+    """
+    hello = implementations[0].hello
+    head = reports.header(implementation=hello.implementation,
+                          capabilities=hello.raw.get("capabilities", {}),
+                          corpus=identity or reports.corpus_identity(corpus),
+                          selection=selection)
+    writer = reports.ReportWriter(stream, head, path)
+    writer.raise_failure()  # not even the header could be written: say so before running
+    streamed = StreamedRun(Runner(corpus, settings), implementations, writer,
+                           baseline or Baseline(), on_result)
+    try:
+        yield streamed
+    except KeyboardInterrupt:
+        streamed.close(interrupted=True)
+        raise
+    streamed.close()
+    writer.raise_failure()
 
 
 def _start(impl: Implementation) -> Implementation:
@@ -91,13 +165,19 @@ def started(spec: str, jobs: int, first: Implementation | None = None
 
 
 @contextlib.contextmanager
-def _report_stream(path: Path | None) -> Iterator[IO[bytes]]:
-    if path is None:
-        yield io.BytesIO()
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("wb") as stream:
-        yield stream
+def _report_file(path: Path | None) -> Iterator[tuple[Path, IO[bytes]]]:
+    """The report file (a temporary one without ``--report``: renderings read it back)."""
+    with contextlib.ExitStack() as stack:
+        if path is None:
+            path = Path(stack.enter_context(tempfile.TemporaryDirectory(
+                prefix="pi-conformance-report-"))) / "run.jsonl"
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            stream = stack.enter_context(path.open("wb"))
+        except OSError as exc:
+            raise reports.ReportError(f"cannot write the report: {exc.strerror or exc}",
+                                      path=path) from None
+        yield path, stream
 
 
 def _progress(enabled: bool) -> Any:
@@ -119,56 +199,62 @@ def _progress(enabled: bool) -> Any:
 
 
 def execute(request: RunRequest) -> RunOutcome:
+    """The ``run`` command: a report on ``report_path`` and the run read back from it.
+
+    A Ctrl-C during the run still returns: the report ends with a footer marked
+    interrupted, and the outcome says so (the CLI renders it and exits 130).
+    """
     corpus = request.corpus
     baseline = Baseline.load(request.baseline) if request.baseline else Baseline()
     selection = Selection(request.cases, request.features, request.stages, request.apis)
     cases = corpus.select(request.cases, request.features)
     if not cases:
         raise ConformanceError("no case matches the selection")
-    runner = Runner(corpus, RunSettings(timeout=request.timeout,
-                                        max_restarts=request.max_restarts,
-                                        jobs=request.jobs,
-                                        validate_protocol=request.validate_protocol))
+    settings = RunSettings(timeout=request.timeout, max_restarts=request.max_restarts,
+                           jobs=request.jobs, validate_protocol=request.validate_protocol)
+    planner = Runner(corpus, settings)
     # Every golden the selection could need, read before any process starts: a missing or
     # broken golden is an input problem (exit 2), not an error in the middle of a run.
-    runner.preflight([(case, [s for s in case.stages if selection.wants(s)], [])
-                      for case in cases])
+    planner.preflight([(case, [s for s in case.stages if selection.wants(s)], [])
+                       for case in cases])
     first = resolve(request.impl_spec)
     try:
         hello = first.start()
     except BaseException:
         first.close()
         raise
-    planned = runner.plan(hello, cases, selection)
+    planned = planner.plan(hello, cases, selection)
     workers = max(1, min(request.jobs, sum(1 for _, ask, _ in planned if ask)))
-    with started(request.impl_spec, workers, first) as instances, \
-            _report_stream(request.report_path) as stream:
-        head = reports.header(
-            implementation=hello.implementation,
-            capabilities=hello.raw.get("capabilities", {}),
-            corpus=corpus_identity(corpus),
-            selection={"cases": list(request.cases), "features": list(request.features),
-                       "stages": list(request.stages), "apis": list(request.apis),
-                       "impl": request.impl_spec},
-        )
-        writer = reports.ReportWriter(stream, head)
+    restarts = 0
+    with contextlib.ExitStack() as stack:
+        instances = stack.enter_context(started(request.impl_spec, workers, first))
+        path, stream = stack.enter_context(_report_file(request.report_path))
         total = sum(len(ask) + len(skipped) for _, ask, skipped in planned)
-        with _progress(request.progress) as bar:
-            task = bar.add_task(hello.name, total=total, failures=0) if bar else None
-            failing = 0
+        bar = stack.enter_context(_progress(request.progress))
+        task = bar.add_task(hello.name, total=total, failures=0) if bar else None
+        failing = 0
 
-            def emit(result: StageResult) -> None:
-                nonlocal failing
-                line = writer.add_pending(result)
-                baseline.judge(line)
-                writer.flush_pending()
-                if bar is not None:
-                    failing += counts_as_failure(line)
-                    bar.update(task, advance=1, failures=failing,
-                               description=f"{hello.name} {result.case}")
+        def progress(result: StageResult) -> None:
+            nonlocal failing
+            if bar is not None:
+                failing += result.counts_as_failure
+                bar.update(task, advance=1, failures=failing,
+                           description=f"{hello.name} {result.case}")
 
-            runner.run(instances, cases, selection, emit, planned)
-        # Entries that pass again are marked stale on their result lines; an entry for a
-        # case or stage the corpus lacks can only be found here, and goes in the footer.
-        report = writer.close(baseline.unmatched(corpus))
-    return RunOutcome(report, runner.restarts)
+        streaming = stream_run(
+            instances, corpus, stream, path=path, settings=settings, baseline=baseline,
+            selection=SelectionInfo(request.cases, request.features, request.stages,
+                                    request.apis, request.impl_spec),
+            on_result=progress)
+        try:
+            with streaming as run:
+                run.runner.goldens.update(planner.goldens)
+                try:
+                    run.run(cases, selection, planned)
+                finally:
+                    restarts = run.runner.restarts
+        except KeyboardInterrupt:
+            pass  # the footer says interrupted; the renderings still get written
+        stream.close()
+        report = reports.read_report(path)
+    return RunOutcome(report, restarts)

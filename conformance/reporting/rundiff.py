@@ -11,14 +11,15 @@ from __future__ import annotations
 from typing import Any
 
 from conformance.corpus.stages import stage_sort_key
-from conformance.judging.baseline import FAILING
-from conformance.reporting.stream import Report
+from conformance.judging.verdicts import StageResult
+from conformance.reporting.model import Report
+from conformance.reporting.text import printable
 
 Key = tuple[str, str]
 
 
-def _key(result: dict[str, Any]) -> Key:
-    return result["case"], result["stage"]
+def _key(result: StageResult) -> Key:
+    return result.case, result.stage
 
 
 def _sort(keys: set[Key]) -> list[Key]:
@@ -26,27 +27,28 @@ def _sort(keys: set[Key]) -> list[Key]:
 
 
 def _side(report: Report) -> dict[str, Any]:
-    return {"implementation": report.implementation,
-            "runner": report.header.get("runner", {}),
-            "corpus": {k: v for k, v in report.header.get("corpus", {}).items()
-                       if k in ("version", "sha256", "cases")},
-            "started": report.header.get("started")}
+    corpus = report.header.corpus
+    return {"implementation": dict(report.implementation),
+            "runner": report.header.runner.to_json(),
+            "corpus": {"version": corpus.version, "sha256": corpus.sha256,
+                       "cases": corpus.cases},
+            "started": report.header.started,
+            "interrupted": report.interrupted}
 
 
-def _entry(key: Key, before: dict[str, Any] | None, after: dict[str, Any] | None,
+def _entry(key: Key, before: StageResult | None, after: StageResult | None,
            ) -> dict[str, Any]:
     entry: dict[str, Any] = {"case": key[0], "stage": key[1],
-                             "before": before["status"] if before else None,
-                             "after": after["status"] if after else None}
-    shown = after if after is not None and after["status"] in FAILING else before
-    if shown is not None and shown.get("message"):
-        entry["message"] = shown["message"]
+                             "before": before.status if before else None,
+                             "after": after.status if after else None}
+    shown = after if after is not None and after.failing else before
+    if shown is not None and shown.message:
+        entry["message"] = shown.message
     return entry
 
 
-def _signature(result: dict[str, Any]) -> Any:
-    return (result["status"], result.get("message", ""),
-            [(d["path"], d["kind"]) for d in result.get("differences", [])])
+def _signature(result: StageResult) -> Any:
+    return (result.status, result.message, [(d.path, d.kind) for d in result.differences])
 
 
 def compare(a: Report, b: Report) -> dict[str, Any]:
@@ -55,14 +57,15 @@ def compare(a: Report, b: Report) -> dict[str, Any]:
     after = {_key(r): r for r in b.results}
     common = before.keys() & after.keys()
 
-    def failing(result: dict[str, Any] | None) -> bool:
-        return result is not None and result["status"] in FAILING
+    def failing(result: StageResult | None) -> bool:
+        return result is not None and result.failing
 
     new_failures = {k for k in after if failing(after[k]) and not failing(before.get(k))}
-    fixed = {k for k in common if failing(before[k]) and after[k]["status"] == "pass"}
+    fixed = {k for k in common if failing(before[k]) and after[k].status in ("pass",
+                                                                             "as-documented")}
     changed_failures = {k for k in common if failing(before[k]) and failing(after[k])
                         and _signature(before[k]) != _signature(after[k])}
-    other = {k for k in common if before[k]["status"] != after[k]["status"]
+    other = {k for k in common if before[k].status != after[k].status
              and k not in new_failures | fixed | changed_failures}
     cases_a = {k[0] for k in before}
     cases_b = {k[0] for k in after}
@@ -94,15 +97,17 @@ def compare(a: Report, b: Report) -> dict[str, Any]:
 
 def _describe(side: dict[str, Any]) -> str:
     impl, corpus = side["implementation"], side["corpus"]
-    return (f"{impl.get('name', '?')} {impl.get('version', '?')}, corpus "
-            f"{corpus.get('version', '?')} ({str(corpus.get('sha256', '?'))[:12]}, "
-            f"{corpus.get('cases', '?')} cases), started {side.get('started') or '?'}")
+    text = (f"{impl.get('name', '?')} {impl.get('version', '?')}, corpus "
+            f"{corpus['version']} ({corpus['sha256'][:12]}, {corpus['cases']} cases), "
+            f"started {side['started']}")
+    return printable(text) + (" (INTERRUPTED: the run did not finish)"
+                              if side["interrupted"] else "")
 
 
 def _line(entry: dict[str, Any]) -> str:
     text = f"{entry['case']} [{entry['stage']}] {entry['before'] or '-'} -> {entry['after'] or '-'}"
     message = (entry.get("message") or "").splitlines()
-    return text + (f": {message[0]}" if message else "")
+    return printable(text + (f": {message[0]}" if message else ""))
 
 
 def text(result: dict[str, Any]) -> str:
@@ -125,7 +130,7 @@ def text(result: dict[str, Any]) -> str:
                            ("cases removed", result["cases_removed"])):
         if cases:
             out.append(f"{heading} ({len(cases)}):")
-            out += [f"  {case}" for case in cases]
+            out += [f"  {printable(case)}" for case in cases]
             out.append("")
     counts = result["counts"]
     out.append(f"{len(result['new_failures'])} new failure(s), {len(result['fixed'])} fixed; "

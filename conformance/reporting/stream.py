@@ -3,127 +3,179 @@
 Line 1 is a header (runner, corpus and implementation versions), then one line per stage
 result, then a footer with the counts. Every other format (terminal, Markdown, JUnit, HTML,
 diff) is rendered from this stream, and the reader refuses a stream that is truncated (no
-footer, or a footer whose count disagrees) or that holds a result twice.
+footer, or a footer whose count disagrees), that holds a result twice, or whose lines do not
+fit the model (reporting/model.py), naming the line.
+
+The writer streams: it keeps the counts the footer needs, not the lines. It bounds each
+result line (``MAX_DIFFERENCES``, ``MAX_VALUE_BYTES``, ``MAX_MESSAGE_CHARS``,
+``MAX_LINE_BYTES``; docs/reports.md), saying in the line what it left out, and a result it
+cannot serialize at all becomes a stated error result: no write problem drops a result.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import replace
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import orjson
 
-from conformance import __version__
-from conformance.corpus.stages import stage_sort_key
+from conformance.corpus import identity
 from conformance.errors import ConformanceError
-from conformance.judging.baseline import counts_as_failure
-from conformance.judging.runner import STATUSES, StageResult
+from conformance.judging.comparison import Difference
+from conformance.judging.verdicts import ModelError, StageResult, StaleEntry
+from conformance.reporting.model import (
+    CorpusIdentity,
+    Footer,
+    Header,
+    Report,
+    SelectionInfo,
+    Tally,
+)
 
-SCHEMA = "pi-conformance/report/1"
+if TYPE_CHECKING:
+    from conformance.corpus.cases import Corpus
+
+MAX_DIFFERENCES = 200  # differences kept per result line
+MAX_VALUE_BYTES = 16_384  # JSON bytes kept per expected or actual value
+MAX_MESSAGE_CHARS = 16_384  # characters kept of a message
+MAX_LINE_BYTES = 1_048_576  # a result line, all told
 
 
 class ReportError(ConformanceError):
-    """A report stream that cannot be trusted."""
+    """A report stream that cannot be trusted, or cannot be written."""
 
 
 def now() -> str:
     return dt.datetime.now(dt.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
-@dataclass
-class Report:
-    header: dict[str, Any]
-    results: list[dict[str, Any]] = field(default_factory=list)
-    footer: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def implementation(self) -> dict[str, Any]:
-        return self.header.get("implementation", {})
-
-    def counts(self) -> Counter[str]:
-        return Counter(r["status"] for r in self.results)
-
-    def sorted_results(self) -> list[dict[str, Any]]:
-        return sorted(self.results, key=lambda r: (r["case"], stage_sort_key(r["stage"])))
-
-    @property
-    def stale_baseline(self) -> list[dict[str, Any]]:
-        """Baseline entries that match nothing in the corpus (recorded in the footer)."""
-        return list(self.footer.get("stale_baseline", []))
-
-    def failed(self) -> bool:
-        return any(counts_as_failure(r) for r in self.results) or bool(self.stale_baseline)
+def header(implementation: dict[str, Any], capabilities: dict[str, Any],
+           corpus: CorpusIdentity, selection: SelectionInfo) -> Header:
+    return Header(implementation=implementation, capabilities=capabilities, corpus=corpus,
+                  selection=selection, started=now())
 
 
-def header(implementation: dict[str, Any], capabilities: dict[str, Any], corpus: dict[str, Any],
-           selection: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "type": "header",
-        "schema": SCHEMA,
-        "runner": {"name": "pi-conformance", "version": __version__},
-        "implementation": implementation,
-        "capabilities": capabilities,
-        "corpus": corpus,
-        "selection": selection,
-        "started": now(),
-    }
+def corpus_identity(corpus: Corpus) -> CorpusIdentity:
+    """Which corpus a run used (corpus/identity.py), as the header's typed value."""
+    return CorpusIdentity.from_json(identity.corpus_identity(corpus))
 
 
-def footer(results: Iterable[dict[str, Any]],
-           stale_baseline: Iterable[dict[str, Any]] = ()) -> dict[str, Any]:
-    results, stale = list(results), list(stale_baseline)
-    counts = Counter(r["status"] for r in results)
-    failed = any(counts_as_failure(r) for r in results) or bool(stale)
-    return {
-        "type": "footer",
-        "results": len(results),
-        "counts": {status: counts.get(status, 0) for status in STATUSES},
-        "known": sum(1 for r in results if r.get("baseline", {}).get("state") == "known"),
-        "stale": sum(1 for r in results if r.get("baseline", {}).get("state") == "stale"),
-        "stale_baseline": stale,
-        "verdict": "failed" if failed else "passed",
-        "finished": now(),
-    }
+# -- bounding a result line ------------------------------------------------------------------
+
+def bounded_value(value: Any) -> Any:
+    """``value`` if its JSON fits ``MAX_VALUE_BYTES``; else a ``<...>`` note saying what it
+    was (too big, with its first bytes, or not serializable, e.g. nested too deep)."""
+    if isinstance(value, (bool, int, float)) or value is None:
+        return value
+    try:
+        encoded = orjson.dumps(value)
+    except (TypeError, orjson.JSONEncodeError) as exc:
+        return f"<not kept in the report: {exc}>"
+    if len(encoded) <= MAX_VALUE_BYTES:
+        return value
+    head = encoded[:200].decode("utf-8", errors="ignore")
+    return f"<truncated: {len(encoded)} bytes of JSON, the first 200: {head}…>"
+
+
+def bounded(result: StageResult) -> StageResult:
+    """``result`` cut to the report's caps, with a note in its message for what was left out."""
+    notes = []
+    kept: list[Difference] = []
+    changed = False
+    size = 0
+    for diff in result.differences:
+        if len(kept) >= MAX_DIFFERENCES:
+            break
+        small = Difference(diff.path[:1000], diff.kind[:200], bounded_value(diff.expected),
+                           bounded_value(diff.actual))
+        try:
+            size += len(orjson.dumps(small.to_json()))
+        except (TypeError, orjson.JSONEncodeError):  # a path or kind that is not UTF-8, say
+            small = Difference("$", "<not kept in the report>", None, None)
+        if size > MAX_LINE_BYTES // 2 and kept:
+            break
+        changed = changed or any(a is not b for a, b in zip(
+            (small.path, small.kind, small.expected, small.actual),
+            (diff.path, diff.kind, diff.expected, diff.actual), strict=True))
+        kept.append(small)
+    if len(kept) < len(result.differences):
+        notes.append(f"the report keeps the first {len(kept)} of {len(result.differences)} "
+                     "differences")
+    message = result.message
+    if len(message) > MAX_MESSAGE_CHARS:
+        notes.append(f"the report keeps the first {MAX_MESSAGE_CHARS} of {len(message)} "
+                     "characters of the message")
+        message = message[:MAX_MESSAGE_CHARS] + "…"
+    if notes:
+        message = (message + " " if message else "") + "(" + "; ".join(notes) + ")"
+    if not notes and not changed:
+        return result
+    return replace(result, message=message, differences=tuple(kept))
+
+
+def encode_result(result: StageResult) -> tuple[StageResult, bytes]:
+    """The line to write for ``result`` and the result it says: the bounded result, or, if
+    even that cannot be serialized, an error result that says so (never nothing)."""
+    result = bounded(result)
+    try:
+        return result, orjson.dumps(result.to_json(), option=orjson.OPT_APPEND_NEWLINE)
+    except (TypeError, orjson.JSONEncodeError) as exc:
+        stand_in = StageResult(result.case, result.stage, "error",
+                               f"the runner could not write this result ({result.status}): "
+                               f"{exc}", outcome=result.outcome, duration=result.duration,
+                               error_kind="harness", baseline=result.baseline
+                               if result.baseline and result.baseline.state == "known"
+                               else None)
+        return stand_in, orjson.dumps(stand_in.to_json(), option=orjson.OPT_APPEND_NEWLINE)
 
 
 class ReportWriter:
-    """Writes the stream as results arrive, so a run that dies keeps what it had."""
+    """Writes the stream as results arrive, so a run that dies keeps what it had.
 
-    def __init__(self, stream: IO[bytes], head: dict[str, Any]):
+    It keeps only the tally the footer needs. A write that fails (a full disk, ``/dev/full``)
+    is kept in ``failure`` (a ReportError naming the file) and stops further writing; the
+    run goes on and the caller raises it at the end, so no worker dies of it.
+    """
+
+    def __init__(self, stream: IO[bytes], head: Header, path: Path | str | None = None):
         self.stream = stream
-        self.report = Report(header=head)
-        self._pending: dict[str, Any] | None = None
-        self._write(head)
+        self.header = head
+        self.path = path if path is not None else getattr(stream, "name", None)
+        self.tally = Tally()
+        self.failure: ReportError | None = None
+        self.footer: Footer | None = None
+        self._write(orjson.dumps(head.to_json(), option=orjson.OPT_APPEND_NEWLINE))
 
-    def _write(self, line: dict[str, Any]) -> None:
-        self.stream.write(orjson.dumps(line, option=orjson.OPT_APPEND_NEWLINE))
-        self.stream.flush()
+    def _write(self, data: bytes) -> None:
+        if self.failure is not None:
+            return
+        try:
+            self.stream.write(data)
+            self.stream.flush()
+        except OSError as exc:
+            self.failure = ReportError(f"cannot write the report: {exc.strerror or exc}",
+                                       path=self.path if isinstance(self.path, (str, Path))
+                                       else None)
 
-    def add(self, result: StageResult) -> dict[str, Any]:
-        line = self.add_pending(result)
-        self.flush_pending()
-        return line
+    def add(self, result: StageResult) -> StageResult:
+        """Write one result; returns the result as written (bounded, or its stand-in)."""
+        written, line = encode_result(result)
+        self.tally.add(written)
+        self._write(line)
+        return written
 
-    def add_pending(self, result: StageResult) -> dict[str, Any]:
-        """Record a result that may still be annotated (by the baseline) before it is written."""
-        line = {"type": "result", **result.to_json()}
-        self.report.results.append(line)
-        self._pending = line
-        return line
+    def close(self, stale_baseline: Iterable[StaleEntry] = (), *,
+              interrupted: bool = False) -> Footer:
+        self.footer = self.tally.footer(stale_baseline, now(), interrupted=interrupted)
+        self._write(orjson.dumps(self.footer.to_json(), option=orjson.OPT_APPEND_NEWLINE))
+        return self.footer
 
-    def flush_pending(self) -> None:
-        if self._pending is not None:
-            self._write(self._pending)
-            self._pending = None
-
-    def close(self, stale_baseline: Iterable[dict[str, Any]] = ()) -> Report:
-        self.report.footer = footer(self.report.results, stale_baseline)
-        self._write(self.report.footer)
-        return self.report
+    def raise_failure(self) -> None:
+        if self.failure is not None:
+            raise self.failure
 
 
 def read_report(path: Path) -> Report:
@@ -132,7 +184,9 @@ def read_report(path: Path) -> Report:
         raw_lines = path.read_bytes().splitlines()
     except OSError as exc:
         raise ReportError(f"cannot read: {exc.strerror}", path=path) from None
-    report: Report | None = None
+    head: Header | None = None
+    results: list[StageResult] = []
+    footer: Footer | None = None
     seen: dict[tuple[str, str], int] = {}
     for number, raw in enumerate(raw_lines, start=1):
         if not raw.strip():
@@ -142,74 +196,41 @@ def read_report(path: Path) -> Report:
         except orjson.JSONDecodeError as exc:
             raise ReportError(f"not JSON: {exc.msg}", path=path, line=number) from None
         kind = line.get("type") if isinstance(line, dict) else None
-        if report is None:
-            if kind != "header" or line.get("schema") != SCHEMA:
-                raise ReportError(f"the first line must be a {SCHEMA} header", path=path,
-                                  line=number)
-            report = Report(header=line)
-        elif report.footer:
-            raise ReportError("content after the footer", path=path, line=number)
-        elif kind == "result":
-            key = (line.get("case"), line.get("stage"))
-            if not all(isinstance(part, str) and part for part in key):
-                raise ReportError("a result needs a case and a stage", path=path, line=number)
-            if key in seen:
-                raise ReportError(f"duplicate result for {key[0]} {key[1]} (first on line "
-                                  f"{seen[key]})", path=path, line=number)
-            if line.get("status") not in STATUSES:
-                raise ReportError(f"unknown status {line.get('status')!r}", path=path,
-                                  line=number)
-            seen[key] = number  # type: ignore[index]
-            report.results.append(line)
-        elif kind == "footer":
-            if line.get("results") != len(report.results):
-                raise ReportError(
-                    f"footer counts {line.get('results')} results, the stream has "
-                    f"{len(report.results)}", path=path, line=number)
-            counted = report.counts()
-            for status, claimed in (line.get("counts") or {}).items():
-                if claimed != counted.get(status, 0):
-                    raise ReportError(
-                        f"footer counts {claimed} {status} results, the stream has "
-                        f"{counted.get(status, 0)}", path=path, line=number)
-            report.footer = line
-        else:
-            raise ReportError(f"unknown line type {kind!r}", path=path, line=number)
-    if report is None:
+        try:
+            if head is None:
+                head = Header.from_json(line)
+            elif footer is not None:
+                raise ReportError("content after the footer", path=path, line=number)
+            elif kind == "result":
+                result = StageResult.from_json(line)
+                key = (result.case, result.stage)
+                if key in seen:
+                    raise ReportError(f"duplicate result for {key[0]} {key[1]} (first on "
+                                      f"line {seen[key]})", path=path, line=number)
+                seen[key] = number
+                results.append(result)
+            elif kind == "footer":
+                footer = Footer.from_json(line)
+                _check_footer(footer, results, path, number)
+            else:
+                raise ReportError(f"unknown line type {kind!r}", path=path, line=number)
+        except ModelError as exc:
+            raise ReportError(str(exc), path=path, line=number) from None
+    if head is None:
         raise ReportError("empty report", path=path)
-    if not report.footer:
+    if footer is None:
         raise ReportError("truncated: no footer (the run did not finish)", path=path)
-    return report
+    return Report(head, tuple(results), footer)
 
 
-def summary(report: Report) -> dict[str, Any]:
-    """The machine summary printed by ``run --format json`` (schemas/summary.schema.json)."""
-    counts = report.counts()
-    per_stage: dict[str, Counter[str]] = {}
-    for result in report.results:
-        per_stage.setdefault(result["stage"], Counter())[result["status"]] += 1
-    states = Counter(r.get("baseline", {}).get("state") for r in report.results)
-    return {
-        "implementation": report.implementation,
-        "runner": report.header.get("runner", {}),
-        "corpus": report.header.get("corpus", {}),
-        "cases": len({r["case"] for r in report.results}),
-        "results": len(report.results),
-        "passed": counts.get("pass", 0),
-        "failed": counts.get("fail", 0),
-        "errored": counts.get("error", 0),
-        "skipped": counts.get("skip", 0),
-        "info": counts.get("info", 0),
-        "known": states.get("known", 0),
-        "stale": states.get("stale", 0),
-        "stages": {
-            stage: {
-                "passed": c.get("pass", 0), "failed": c.get("fail", 0),
-                "errored": c.get("error", 0), "skipped": c.get("skip", 0),
-                "info": c.get("info", 0),
-            }
-            for stage, c in sorted(per_stage.items(), key=lambda kv: stage_sort_key(kv[0]))
-        },
-        "stale_baseline": report.stale_baseline,
-        "verdict": "failed" if report.failed() else "passed",
-    }
+def _check_footer(footer: Footer, results: list[StageResult], path: Path, number: int) -> None:
+    if footer.results != len(results):
+        raise ReportError(f"footer counts {footer.results} results, the stream has "
+                          f"{len(results)}", path=path, line=number)
+    counted = Tally()
+    for result in results:
+        counted.add(result)
+    for status, claimed in footer.counts.items():
+        if claimed != counted.counts.get(status, 0):
+            raise ReportError(f"footer counts {claimed} {status} results, the stream has "
+                              f"{counted.counts.get(status, 0)}", path=path, line=number)

@@ -161,16 +161,16 @@ def _add_older_releases(entry: dict[str, Any], record: records.Record,
     key = (record.check["case"], record.check["stage"])
     for target in older:
         result = target.results[target.latest].get(key)
-        if result is None or result["status"] == "skip":
+        if result is None or result.status == "skip":
             continue
         label = f"{target.name} {target.latest}"
-        if result["status"] == "pass":
+        if result.status == "pass":
             if target.name == DOCS_PACKAGE:
                 entry["package"]["versions"].append(target.latest)
             entry["notes"].append(f"{label} behaves the same (matrix report).")
         else:
             entry["notes"].append(f"{label} behaves differently here (matrix report: "
-                                  f"{result['status']}).")
+                                  f"{result.status}).")
     entry["package"]["versions"] = sorted(set(entry["package"]["versions"]),
                                           key=grouping.version_key)
 
@@ -209,8 +209,8 @@ def _failure_entry(cause: grouping.RootCause, corpus: Corpus, settings: Settings
         "cases": cause.cases,
         "signature": sorted([list(item) for item in cause.signatures[cause.stage]]),
         "expected_source": {"kind": "pi-output", "version": docs.version},
-        "differences": failure.get("differences", []),
-        "message": failure.get("message", "") if failure.get("status") == "error" else "",
+        "differences": [d.to_json() for d in failure.differences],
+        "message": failure.message if failure.status == "error" else "",
         "draft": f"{target.key}/{cause.id}.md",
     }
     cached = previous.get(cause.key) or {}

@@ -20,10 +20,11 @@ from pathlib import Path
 from typing import Any
 
 from conformance.corpus.stages import stage_sort_key
+from conformance.judging.verdicts import StageResult
 from conformance.maintenance.discrepancies.jsonpath import generalize
-from conformance.reporting.stream import Report, ReportError, read_report
+from conformance.reporting.model import Report
+from conformance.reporting.stream import ReportError, read_report
 
-FAILING = ("fail", "error")
 Signature = frozenset[tuple[str, str]]
 
 
@@ -55,15 +56,14 @@ def collapse_list_shifts(pairs: Iterable[tuple[str, str]]) -> Signature:
                      if not any(path.startswith(lst) and path != lst for lst in shifted))
 
 
-def result_signature(result: dict[str, Any]) -> Signature:
+def result_signature(result: StageResult) -> Signature:
     """What a failing result looks like, independent of where in the output it happened."""
-    if result["status"] == "error":
-        return frozenset({("$", "error: " + error_signature(result.get("message", "")))})
-    expected, actual = result.get("expected"), result.get("actual")
+    if result.status == "error":
+        return frozenset({("$", "error: " + error_signature(result.message))})
+    expected, actual = result.expected_kind, result.actual_kind
     if expected and actual and expected != actual:
         return frozenset({("$", f"Pi answers {expected}, the implementation {actual}")})
-    return collapse_list_shifts(
-        (generalize(d["path"]), d["kind"]) for d in result.get("differences", ()))
+    return collapse_list_shifts((generalize(d.path), d.kind) for d in result.differences)
 
 
 def version_key(version: str) -> tuple[Any, ...]:
@@ -81,7 +81,7 @@ class Target:
     specs: dict[str, str] = field(default_factory=dict)  # version -> --impl spec
     implementations: dict[str, dict[str, Any]] = field(default_factory=dict)  # per version
     reports: dict[str, list[Path]] = field(default_factory=dict)  # version -> report files
-    results: dict[str, dict[tuple[str, str], dict[str, Any]]] = field(default_factory=dict)
+    results: dict[str, dict[tuple[str, str], StageResult]] = field(default_factory=dict)
 
     @property
     def latest(self) -> str:
@@ -97,17 +97,17 @@ class Target:
         return self.specs.get(self.latest) or next(iter(self.specs.values()), None)
 
     def add(self, report: Report, path: Path) -> None:
-        version = str(report.implementation.get("version", "?"))
+        version = report.header.version
         if version not in self.versions:
             self.versions.append(version)
-        self.implementations.setdefault(version, report.implementation)
-        spec = report.header.get("selection", {}).get("impl")
+        self.implementations.setdefault(version, dict(report.implementation))
+        spec = report.header.selection.impl
         if spec:
             self.specs.setdefault(version, spec)
         self.reports.setdefault(version, []).append(path)
         bucket = self.results.setdefault(version, {})
         for result in report.results:
-            bucket[(result["case"], result["stage"])] = result
+            bucket[(result.case, result.stage)] = result
 
 
 @dataclass
@@ -118,7 +118,7 @@ class RootCause:
     stages: list[str]
     signatures: dict[str, Signature]  # stage -> signature
     cases: list[str]
-    failures: list[dict[str, Any]]  # the failing result lines, all versions
+    failures: list[StageResult]  # the failing results, all versions
     versions: list[str]  # versions that show it, oldest first
     resolved_in: str | None = None
 
@@ -141,10 +141,10 @@ class RootCause:
         what = path.replace("[*]", "").strip("$.") or kind
         return f"{slug(self.stage)}-{slug(what, 32)}-{self.key[:6]}"
 
-    def failure(self, case: str, stage: str | None = None) -> dict[str, Any] | None:
-        for line in self.failures:
-            if line["case"] == case and line["stage"] == (stage or self.stage):
-                return line
+    def failure(self, case: str, stage: str | None = None) -> StageResult | None:
+        for result in self.failures:
+            if result.case == case and result.stage == (stage or self.stage):
+                return result
         return None
 
 
@@ -173,8 +173,8 @@ def load_targets(paths: Iterable[Path],
                 raise
             skipped.append(exc.describe())
             continue
-        name = str(report.implementation.get("name", "?"))
-        if report.header.get("selection", {}).get("impl") == "reference":
+        name = report.header.name
+        if report.header.selection.impl == "reference":
             continue
         key = slug(name)
         targets.setdefault(key, Target(key=key, name=name)).add(report, path)
@@ -202,13 +202,13 @@ def atoms(signatures: Iterable[Signature]) -> list[Signature]:
 
 def root_causes(target: Target) -> list[RootCause]:
     """The target's failures, one RootCause per stage and signature atom, cascades merged."""
-    failing: dict[str, list[tuple[str, str, dict[str, Any], Signature]]] = {}
+    failing: dict[str, list[tuple[str, str, StageResult, Signature]]] = {}
     for version in sorted(target.versions, key=version_key):
         for (case, stage), result in sorted(target.results[version].items()):
-            if result["status"] not in FAILING:
+            if not result.failing:
                 continue
             signature = result_signature(result) or frozenset(
-                {("$", "fail: " + error_signature(result.get("message", "")))})
+                {("$", "fail: " + error_signature(result.message))})
             failing.setdefault(stage, []).append((case, version, result, signature))
     groups: dict[tuple[str, Signature], dict[str, Any]] = {}
     for stage, items in failing.items():
@@ -219,8 +219,7 @@ def root_causes(target: Target) -> list[RootCause]:
                 group = groups.setdefault((stage, atom), {"cases": set(), "lines": [],
                                                           "versions": []})
                 group["cases"].add(case)
-                group["lines"].append({**result, "version": version,
-                                       "signature": sorted(map(list, signature))})
+                group["lines"].append(result)
                 if version not in group["versions"]:
                     group["versions"].append(version)
     merged: dict[tuple[frozenset[str], tuple[str, ...]], list[tuple[str, Signature]]] = {}
@@ -245,5 +244,6 @@ def _resolution(target: Target, cause: RootCause) -> str | None:
     if latest in cause.versions:
         return None
     results = target.results[latest]
-    outcomes = [results.get((case, cause.stage), {}).get("status") for case in cause.cases]
-    return latest if outcomes and all(status == "pass" for status in outcomes) else None
+    outcomes = [results.get((case, cause.stage)) for case in cause.cases]
+    return latest if outcomes and all(r is not None and r.status == "pass" for r in outcomes) \
+        else None

@@ -1,0 +1,297 @@
+"""The report as values: a header, stage results and a footer, frozen and typed.
+
+``reporting.stream`` writes and reads these (one JSON line each, schemas/report.schema.json);
+renderers, run diffs, the matrix, baselines and the discrepancy tools take them, never the
+raw lines. ``from_json`` checks a line's fields and types once; ``to_json`` writes it back.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, get_args
+
+from conformance import __version__
+from conformance.corpus.stages import stage_sort_key
+from conformance.judging.verdicts import (
+    STATUSES,
+    ModelError,
+    StageResult,
+    StaleEntry,
+    Status,
+    get_choice,
+    get_field,
+    get_strings,
+)
+
+SCHEMA = "pi-conformance/report/1"
+
+# passed / failed as the results say; interrupted: the run was stopped (Ctrl-C) before every
+# result was in, so it is never a pass, whatever the results so far say.
+Verdict = Literal["passed", "failed", "interrupted"]
+VERDICTS: tuple[Verdict, ...] = get_args(Verdict)
+
+
+@dataclass(frozen=True)
+class RunnerInfo:
+    name: str = "pi-conformance"
+    version: str = __version__
+
+    def to_json(self) -> dict[str, str]:
+        return {"name": self.name, "version": self.version}
+
+
+@dataclass(frozen=True)
+class CorpusIdentity:
+    """Which corpus a run used: where, its version, how many cases, a digest of every case
+    file, and the Pi releases that wrote its goldens."""
+
+    root: str
+    version: str
+    cases: int
+    sha256: str
+    reference: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"root": self.root, "version": self.version, "cases": self.cases,
+                "sha256": self.sha256, "reference": list(self.reference)}
+
+    @classmethod
+    def from_json(cls, data: Any) -> CorpusIdentity:
+        if not isinstance(data, dict):
+            raise ModelError("field 'corpus' must be an object")
+        what = "corpus: "
+        return cls(root=get_field(data, "root", str, what=what),
+                   version=get_field(data, "version", str, what=what),
+                   cases=get_field(data, "cases", int, what=what),
+                   sha256=get_field(data, "sha256", str, what=what),
+                   reference=get_strings(data, "reference", what=what))
+
+
+@dataclass(frozen=True)
+class SelectionInfo:
+    """What the run was asked to cover (empty: everything) and the ``--impl`` spec."""
+
+    cases: tuple[str, ...] = ()
+    features: tuple[str, ...] = ()
+    stages: tuple[str, ...] = ()
+    apis: tuple[str, ...] = ()
+    impl: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"cases": list(self.cases), "features": list(self.features),
+                "stages": list(self.stages), "apis": list(self.apis), "impl": self.impl}
+
+
+@dataclass(frozen=True)
+class Header:
+    """The first line: who ran what on which corpus.
+
+    ``implementation`` and ``capabilities`` are the implementation's hello, as it said them
+    (a name and a version are required, the rest is its own business).
+    """
+
+    implementation: Mapping[str, Any]
+    capabilities: Mapping[str, Any]
+    corpus: CorpusIdentity
+    selection: SelectionInfo
+    started: str
+    runner: RunnerInfo = field(default_factory=RunnerInfo)
+
+    @property
+    def name(self) -> str:
+        return str(self.implementation.get("name", "?"))
+
+    @property
+    def version(self) -> str:
+        return str(self.implementation.get("version", "?"))
+
+    @property
+    def title(self) -> str:
+        return f"{self.name} {self.version}"
+
+    @property
+    def claimed_stages(self) -> list[str]:
+        stages = self.capabilities.get("stages", [])
+        return sorted((s for s in stages if isinstance(s, str)), key=stage_sort_key) \
+            if isinstance(stages, list) else []
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": "header", "schema": SCHEMA, "runner": self.runner.to_json(),
+                "implementation": dict(self.implementation),
+                "capabilities": dict(self.capabilities), "corpus": self.corpus.to_json(),
+                "selection": self.selection.to_json(), "started": self.started}
+
+    @classmethod
+    def from_json(cls, data: Any) -> Header:
+        if not isinstance(data, dict) or data.get("type") != "header" \
+                or data.get("schema") != SCHEMA:
+            raise ModelError(f"the first line must be a {SCHEMA} header")
+        runner = get_field(data, "runner", dict)
+        implementation = get_field(data, "implementation", dict)
+        for key in ("name", "version"):
+            get_field(implementation, key, str, what="implementation: ")
+        selection = get_field(data, "selection", dict)
+        return cls(
+            implementation=implementation,
+            capabilities=get_field(data, "capabilities", dict),
+            corpus=CorpusIdentity.from_json(get_field(data, "corpus", dict)),
+            selection=SelectionInfo(
+                cases=get_strings(selection, "cases", what="selection: "),
+                features=get_strings(selection, "features", what="selection: "),
+                stages=get_strings(selection, "stages", what="selection: "),
+                apis=get_strings(selection, "apis", what="selection: "),
+                impl=get_field(selection, "impl", str, "", what="selection: ")),
+            started=get_field(data, "started", str),
+            runner=RunnerInfo(get_field(runner, "name", str, what="runner: "),
+                              get_field(runner, "version", str, what="runner: ")),
+        )
+
+
+@dataclass(frozen=True)
+class Footer:
+    """The last line: the counts the reader checks the stream against, and the verdict."""
+
+    results: int
+    counts: Mapping[Status, int]
+    known: int
+    stale: int
+    stale_baseline: tuple[StaleEntry, ...]
+    verdict: Verdict
+    finished: str
+
+    @property
+    def interrupted(self) -> bool:
+        return self.verdict == "interrupted"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": "footer", "results": self.results,
+                "counts": {status: self.counts.get(status, 0) for status in STATUSES},
+                "known": self.known, "stale": self.stale,
+                "stale_baseline": [e.to_json() for e in self.stale_baseline],
+                "verdict": self.verdict, "finished": self.finished}
+
+    @classmethod
+    def from_json(cls, data: Any) -> Footer:
+        counts = get_field(data, "counts", dict)
+        for status, count in counts.items():
+            if status not in STATUSES:
+                raise ModelError(f"counts: unknown status {status!r}")
+            if not isinstance(count, int) or isinstance(count, bool) or count < 0:
+                raise ModelError(f"counts: {status} must be a count, not {count!r}")
+        stale = get_field(data, "stale_baseline", list)
+        return cls(
+            results=_count(data, "results"),
+            counts=counts,
+            known=_count(data, "known"),
+            stale=_count(data, "stale"),
+            stale_baseline=tuple(StaleEntry.from_json(entry) for entry in stale),
+            verdict=get_choice(data, "verdict", VERDICTS),
+            finished=get_field(data, "finished", str),
+        )
+
+
+def _count(data: Mapping[str, Any], key: str) -> int:
+    value: int = get_field(data, key, int)
+    if value < 0:
+        raise ModelError(f"field {key!r} must not be negative")
+    return value
+
+
+class Tally:
+    """What a footer needs, counted as results go by: the writer keeps this, not the lines."""
+
+    def __init__(self) -> None:
+        self.counts: Counter[Status] = Counter()
+        self.results = 0
+        self.known = 0
+        self.stale = 0
+        self.failing = 0
+
+    def add(self, result: StageResult) -> None:
+        self.results += 1
+        self.counts[result.status] += 1
+        self.known += result.baseline_state == "known"
+        self.stale += result.baseline_state == "stale"
+        self.failing += result.counts_as_failure
+
+    def footer(self, stale_baseline: Iterable[StaleEntry], finished: str, *,
+               interrupted: bool = False) -> Footer:
+        stale = tuple(stale_baseline)
+        verdict: Verdict = "interrupted" if interrupted else (
+            "failed" if self.failing or stale else "passed")
+        return Footer(self.results, {s: self.counts.get(s, 0) for s in STATUSES}, self.known,
+                      self.stale, stale, verdict, finished)
+
+
+@dataclass(frozen=True)
+class Report:
+    """A finished (or interrupted) run, as read back from its stream."""
+
+    header: Header
+    results: tuple[StageResult, ...]
+    footer: Footer
+
+    @property
+    def implementation(self) -> Mapping[str, Any]:
+        return self.header.implementation
+
+    @property
+    def interrupted(self) -> bool:
+        return self.footer.interrupted
+
+    @property
+    def stale_baseline(self) -> tuple[StaleEntry, ...]:
+        """Baseline entries that match nothing in the corpus (recorded in the footer)."""
+        return self.footer.stale_baseline
+
+    @property
+    def verdict(self) -> Verdict:
+        if self.interrupted:
+            return "interrupted"
+        return "failed" if self.failed() else "passed"
+
+    def counts(self) -> Counter[Status]:
+        return Counter(r.status for r in self.results)
+
+    def sorted_results(self) -> list[StageResult]:
+        return sorted(self.results, key=lambda r: (r.case, stage_sort_key(r.stage)))
+
+    def failures(self) -> list[StageResult]:
+        """The results that fail the run, in case and stage order."""
+        return [r for r in self.sorted_results() if r.counts_as_failure]
+
+    def failed(self) -> bool:
+        """Not a pass: a failure, a stale baseline entry, or a run cut short."""
+        return self.interrupted or any(r.counts_as_failure for r in self.results) \
+            or bool(self.stale_baseline)
+
+
+def stage_counts(counter: Mapping[Status, int]) -> dict[str, int]:
+    """Per-status counts under the summary's names (schemas/summary.schema.json)."""
+    return {"passed": counter.get("pass", 0), "failed": counter.get("fail", 0),
+            "errored": counter.get("error", 0), "skipped": counter.get("skip", 0),
+            "info": counter.get("info", 0), "as_documented": counter.get("as-documented", 0)}
+
+
+def summary(report: Report) -> dict[str, Any]:
+    """The machine summary printed by ``run --format json`` (schemas/summary.schema.json)."""
+    per_stage: dict[str, Counter[Status]] = {}
+    for result in report.results:
+        per_stage.setdefault(result.stage, Counter())[result.status] += 1
+    states = Counter(r.baseline_state for r in report.results)
+    return {
+        "implementation": dict(report.implementation),
+        "runner": report.header.runner.to_json(),
+        "corpus": report.header.corpus.to_json(),
+        "cases": len({r.case for r in report.results}),
+        "results": len(report.results),
+        **stage_counts(report.counts()),
+        "known": states.get("known", 0),
+        "stale": states.get("stale", 0),
+        "stages": {stage: stage_counts(c) for stage, c in
+                   sorted(per_stage.items(), key=lambda kv: stage_sort_key(kv[0]))},
+        "stale_baseline": [e.to_json() for e in report.stale_baseline],
+        "verdict": report.verdict,
+    }

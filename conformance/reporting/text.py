@@ -1,0 +1,94 @@
+"""Plain-text pieces every renderer shares: a failure as lines, the counts, the title.
+
+Implementations and sessions write what they like into messages and values, so everything
+shown here goes through ``printable``: control characters (ESC, NUL, the C1 range, ...)
+become ``\\xNN`` escapes and never reach a terminal, a Markdown page or an XML file raw.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from conformance.judging.verdicts import StageResult, StaleEntry
+from conformance.reporting.model import Report, Verdict
+
+MAX_SHOWN_DIFFERENCES = 8
+MAX_VALUE = 160
+
+# C0 controls but tab and newline, DEL, C1 controls, and the lone surrogates and
+# non-characters no file format can hold.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ufffe\uffff\ud800-\udfff]")
+
+
+def printable(text: Any) -> str:
+    """``text`` with every control character but tab and newline written as ``\\xNN``."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100
+                        else f"\\u{ord(m.group()):04x}", str(text))
+
+
+def short(value: Any, limit: int = MAX_VALUE) -> str:
+    """A value as one line of JSON, cut at ``limit`` characters; ``<...>`` notes as they are."""
+    text = value if isinstance(value, str) and value.startswith("<") else json.dumps(
+        value, ensure_ascii=False)
+    text = printable(text)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def baseline_note(result: StageResult) -> str:
+    if result.baseline is None:
+        return ""
+    if result.baseline.state == "stale":
+        return "stale baseline entry: it passes now, remove it from the baseline"
+    issue = f" ({printable(result.baseline.issue)})" if result.baseline.issue else ""
+    return f"known failure: {printable(result.baseline.reason)}{issue}"
+
+
+def status_label(result: StageResult) -> str:
+    return result.status + (f" ({result.error_kind})" if result.error_kind else "")
+
+
+def failure_lines(result: StageResult, limit: int | None = MAX_SHOWN_DIFFERENCES) -> list[str]:
+    """A failing result as plain text lines: what, where, and the values."""
+    head = f"{printable(result.case)} [{printable(result.stage)}] {status_label(result)}"
+    lines = [f"{head}: {printable(result.message)}" if result.message else head]
+    note = baseline_note(result)
+    if note:
+        lines.append(f"    {note}")
+    diffs = result.differences
+    shown = diffs if limit is None else diffs[:limit]
+    for diff in shown:
+        lines.append(f"    {printable(diff.path)} ({printable(diff.kind)})")
+        lines.append(f"      expected: {short(diff.expected)}")
+        lines.append(f"      actual:   {short(diff.actual)}")
+    if len(diffs) > len(shown):
+        lines.append(f"    … and {len(diffs) - len(shown)} more difference(s)")
+    return lines
+
+
+def stale_entry_line(entry: StaleEntry) -> str:
+    return f"stale baseline entry: {printable(entry.describe())}"
+
+
+def counts_line(summary: dict[str, Any]) -> str:
+    s = summary
+    text = (f"{s['cases']} cases, {s['results']} results: {s['passed']} passed, "
+            f"{s['failed']} failed, {s['errored']} errored, {s['skipped']} skipped, "
+            f"{s['info']} info")
+    if s["as_documented"]:
+        text += f", {s['as_documented']} as documented"
+    if s["known"] or s["stale"] or s["stale_baseline"]:
+        text += (f"; baseline: {s['known']} known, "
+                 f"{s['stale'] + len(s['stale_baseline'])} stale")
+    return text
+
+
+VERDICT_WORDS: dict[Verdict, str] = {"passed": "PASSED", "failed": "FAILED",
+                                     "interrupted": "INTERRUPTED"}
+INTERRUPTED_NOTE = ("the run was interrupted before every result was in: these are the "
+                    "results it reached")
+
+
+def title(report: Report) -> str:
+    return printable(report.header.title)
