@@ -15,11 +15,11 @@ def test_a_run_writes_a_complete_report_stream(corpus, fake, tmp_path):
     outcome = execute(RunRequest(corpus=corpus, impl_spec=fake("crashing", "--on", "small.beta"),
                                  report_path=path))
     report = read_report(path)  # header, one line per result, a footer that agrees
-    assert report.header["implementation"]["name"] == "fake"
+    assert report.header.name == "fake"
     assert len(report.results) == 44 == len(outcome.report.results)
-    beta = [r for r in report.results if r["case"] == "small.beta"]
-    assert {(r["status"], r["error_kind"]) for r in beta} == {("error", "crash")}
-    assert report.footer["counts"]["error"] == 11 and report.footer["verdict"] == "failed"
+    beta = [r for r in report.results if r.case == "small.beta"]
+    assert {(r.status, r.error_kind) for r in beta} == {("error", "crash")}
+    assert report.footer.counts["error"] == 11 and report.footer.verdict == "failed"
     assert outcome.failed and outcome.restarts == 1
 
 
@@ -42,7 +42,7 @@ def test_a_golden_that_is_not_json_names_its_line(corpus, corpus_dir):
 def test_more_jobs_than_cases_start_only_the_processes_needed(corpus, fake):
     outcome = execute(RunRequest(corpus=corpus, impl_spec=fake("correct"), jobs=8,
                                  cases=("small.a*", "small.b*")))
-    assert {r["case"] for r in outcome.report.results} == {"small.alpha", "small.beta"}
+    assert {r.case for r in outcome.report.results} == {"small.alpha", "small.beta"}
     assert not outcome.failed
 
 
@@ -58,15 +58,15 @@ def test_a_baseline_keeps_known_failures_from_failing_the_run(corpus, fake, tmp_
     wrong = fake("wrong", "--stage", "context")
     outcome = execute(RunRequest(corpus=corpus, impl_spec=wrong, baseline=baseline))
     assert not outcome.failed
-    states = {r["baseline"]["state"] for r in outcome.report.results if "baseline" in r}
+    states = {r.baseline_state for r in outcome.report.results if r.baseline}
     assert states == {"known"}
     baseline.write_text(baseline.read_text() + '\n[[known]]\ncase = "small.alpha"\n'
                         'stage = "stats"\nreason = "fixed long ago"\n\n[[known]]\n'
                         'case = "small.removed"\nstage = "stats"\nreason = "gone"\n')
     outcome = execute(RunRequest(corpus=corpus, impl_spec=wrong, baseline=baseline))
     assert outcome.failed
-    stale = [r for r in outcome.report.results if r.get("baseline", {}).get("state") == "stale"]
-    assert [(r["case"], r["stage"]) for r in stale] == [("small.alpha", "stats")]
+    stale = [r for r in outcome.report.results if r.baseline_state == "stale"]
+    assert [(r.case, r.stage) for r in stale] == [("small.alpha", "stats")]
     assert outcome.stale_baseline == ["small.removed stats: no such case"]
 
 

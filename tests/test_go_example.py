@@ -44,11 +44,11 @@ def test_the_go_example_scores_on_the_corpus(adapter: Path) -> None:
                                  validate_protocol=True))
     report = outcome.report
     assert report.implementation["language"] == "go"
-    assert report.header["capabilities"]["stages"] == ["branch", "stats"]
-    by_key = {(r["case"], r["stage"]): r for r in report.results}
-    assert by_key[("traps.two-timestamps", "branch")]["status"] == "pass"
-    assert by_key[("traps.two-timestamps", "stats")]["status"] == "pass"
+    assert report.header.capabilities["stages"] == ["branch", "stats"]
+    by_key = {(r.case, r.stage): r for r in report.results}
+    assert by_key[("traps.two-timestamps", "branch")].status == "pass"
+    assert by_key[("traps.two-timestamps", "stats")].status == "pass"
     # Everything it does not claim is skipped, and it never crashes or breaks the protocol.
-    assert {r["status"] for r in report.results if r["stage"] not in ("branch", "stats")} \
+    assert {r.status for r in report.results if r.stage not in ("branch", "stats")} \
         == {"skip"}
-    assert not [r for r in report.results if r["status"] == "error"]
+    assert not [r for r in report.results if r.status == "error"]

@@ -139,5 +139,5 @@ def test_the_plugin_can_write_the_canonical_report(pytester, setup, tmp_path):
     out = tmp_path / "plugin.jsonl"
     run(pytester, setup, "wrong", "--pi-report", str(out))
     report = read_report(out)
-    assert len(report.results) == 22 and report.footer["counts"]["fail"] == 2
+    assert len(report.results) == 22 and report.footer.counts["fail"] == 2
     assert report.implementation["name"] == "fake-port"
