@@ -168,6 +168,8 @@ class PiConformance:
             self.streaming.close()
         except ConformanceError as exc:
             raise pytest.UsageError(f"pi-conformance: {exc.describe()}") from None
+        except OSError as exc:
+            raise pytest.UsageError(f"pi-conformance: cannot write the report: {exc}") from None
         finally:
             if self.implementation is not None:
                 with contextlib.suppress(Exception):

@@ -84,3 +84,54 @@ def test_run_format_json_prints_a_summary_valid_against_its_schema(tmp_path, mon
     summary = json.loads(result.output)
     jsonschema.validate(summary, jsonio.read_json(SCHEMA_DIR / "summary.schema.json"))
     assert (summary["results"], summary["passed"], summary["verdict"]) == (22, 22, "passed")
+
+
+def _retyped(lines: list[bytes], number: int, change) -> bytes:
+    import orjson
+
+    line = orjson.loads(lines[number])
+    change(line)
+    return b"".join([*lines[:number], orjson.dumps(line) + b"\n", *lines[number + 1:]])
+
+
+# Lines that are valid JSON with the wrong types: each once crashed render, diff or
+# baseline --write with AttributeError, TypeError, KeyError or Jinja's UndefinedError.
+WRONG_TYPES = [
+    (0, lambda h: h.update(implementation="fake-port"), "field 'implementation' must be dict"),
+    (0, lambda h: h.update(corpus={"root": 1}), "corpus: field 'root' must be str"),
+    (0, lambda h: h["implementation"].pop("version"), "implementation: missing field 'version'"),
+    (0, lambda h: h.update(selection={"cases": "a.*"}), "selection: field 'cases' must be list"),
+    (1, lambda r: r.update(differences=[{"path": 1, "kind": "changed", "expected": 1,
+                                         "actual": 2}]), "difference: field 'path' must be str"),
+    (1, lambda r: r.update(differences={"a": 1}), "field 'differences' must be list"),
+    (1, lambda r: r.update(message=["x"]), "field 'message' must be str"),
+    (1, lambda r: r.update(duration="1s"), "field 'duration' must be int or float"),
+    (1, lambda r: r.update(baseline={"state": "known"}), "baseline: missing field 'reason'"),
+    (1, lambda r: r.update(case=7), "field 'case' must be str"),
+    (1, lambda r: r.update(status=None), "field 'status' must be str"),
+    (1, lambda r: r.update(error_kind="oops"), "field 'error_kind' is 'oops'"),
+    (1, lambda r: r.update(extra=True), "unknown field(s) 'extra'"),
+    (-1, lambda f: f.update(counts=[1]), "field 'counts' must be dict"),
+    (-1, lambda f: f.update(stale_baseline=[{"case": "x"}]), "stale baseline entry: missing"),
+    (-1, lambda f: f.update(verdict="great"), "field 'verdict' is 'great'"),
+    (-1, lambda f: f.update(known="1"), "field 'known' must be int"),
+]
+
+
+@pytest.mark.parametrize("command", ["render", "render-html", "diff", "baseline"])
+@pytest.mark.parametrize(("number", "change", "problem"), WRONG_TYPES)
+def test_lines_with_wrong_types_are_exit_2_naming_the_line(tmp_path, command, number, change,
+                                                           problem):
+    lines = report_fixtures.build()[1].splitlines(keepends=True)
+    number = number % len(lines)
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(_retyped(lines, number, change))
+    good = report_fixtures.write(tmp_path / "good.jsonl")
+    args = {"render": ["render", str(bad)],
+            "render-html": ["render", str(bad), "--format", "html"],
+            "diff": ["diff", str(good), str(bad)],
+            "baseline": ["baseline", "--write", str(bad)]}[command]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2, result.output
+    assert f"bad.jsonl:{number + 1}: {problem}" in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)

@@ -166,18 +166,31 @@ def started(spec: str, jobs: int, first: Implementation | None = None
 
 @contextlib.contextmanager
 def _report_file(path: Path | None) -> Iterator[tuple[Path, IO[bytes]]]:
-    """The report file (a temporary one without ``--report``: renderings read it back)."""
+    """The report file (a temporary one without ``--report``: renderings read it back).
+    Failing to open or to close it is a ReportError naming the file, never an OSError."""
     with contextlib.ExitStack() as stack:
         if path is None:
             path = Path(stack.enter_context(tempfile.TemporaryDirectory(
                 prefix="pi-conformance-report-"))) / "run.jsonl"
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            stream = stack.enter_context(path.open("wb"))
+            stream = path.open("wb")
         except OSError as exc:
             raise reports.ReportError(f"cannot write the report: {exc.strerror or exc}",
                                       path=path) from None
-        yield path, stream
+        try:
+            yield path, stream
+        finally:
+            with contextlib.suppress(OSError):  # what could not be written was said already
+                stream.close()
+
+
+def _close(stream: IO[bytes], path: Path) -> None:
+    try:
+        stream.close()
+    except OSError as exc:
+        raise reports.ReportError(f"cannot write the report: {exc.strerror or exc}",
+                                  path=path) from None
 
 
 def _progress(enabled: bool) -> Any:
@@ -255,6 +268,6 @@ def execute(request: RunRequest) -> RunOutcome:
                     restarts = run.runner.restarts
         except KeyboardInterrupt:
             pass  # the footer says interrupted; the renderings still get written
-        stream.close()
+        _close(stream, path)
         report = reports.read_report(path)
     return RunOutcome(report, restarts)
