@@ -156,3 +156,38 @@ def test_a_footer_whose_status_counts_disagree_is_refused_with_its_line(tmp_path
     with pytest.raises(reports.ReportError, match="footer counts 3 pass results") as info:
         reports.read_report(path)
     assert info.value.line == len(lines)
+
+
+def test_interrupted_and_as_documented_lines_are_valid_and_read_back(tmp_path):
+    from conformance.judging.verdicts import StageResult
+
+    path = report_fixtures.write(tmp_path / "r.jsonl", interrupted=True, result_list=[
+        StageResult("a.case", "context", "as-documented", "Pi throws; the docs call it valid"),
+        StageResult("a.case", "llm", "pass")])
+    lines = assert_valid_stream(path)
+    assert lines[-1]["verdict"] == "interrupted"
+    assert lines[-1]["counts"]["as-documented"] == 1
+    report = reports.read_report(path)
+    assert report.interrupted and report.failed() and report.verdict == "interrupted"
+    summary = model.summary(report)
+    assert summary["as_documented"] == 1 and summary["verdict"] == "interrupted"
+    assert not list(validator("summary.schema.json").iter_errors(summary))
+
+
+def test_a_footer_written_before_as_documented_existed_is_still_read(tmp_path):
+    path, lines = stream(tmp_path)
+    footer = orjson.loads(lines[-1])
+    del footer["counts"]["as-documented"]
+    path.write_bytes(b"".join(lines[:-1]) + orjson.dumps(footer) + b"\n")
+    assert len(reports.read_report(path).results) == 7
+
+
+def test_the_model_writes_back_exactly_the_lines_it_read(tmp_path):
+    _, raw = report_fixtures.build(hostile=True, known={
+        ("compaction.basic", "context"): {"state": "known", "reason": "r", "issue": "i"}})
+    path = tmp_path / "r.jsonl"
+    path.write_bytes(raw)
+    report = reports.read_report(path)
+    again = b"".join(orjson.dumps(line.to_json(), option=orjson.OPT_APPEND_NEWLINE)
+                     for line in (report.header, *report.results, report.footer))
+    assert again == raw
