@@ -196,7 +196,7 @@ def test_an_interrupted_run_keeps_what_it_had_and_kills_the_implementation(corpu
 
     from helpers import live_group_members
 
-    from conformance.reporting.stream import ReportError, read_report
+    from conformance.reporting.stream import read_report
 
     report = tmp_path / "report.jsonl"
     pid_file = tmp_path / "pid"
@@ -217,6 +217,5 @@ def test_an_interrupted_run_keeps_what_it_had_and_kills_the_implementation(corpu
     assert "interrupted" in err and "Traceback" not in err
     lines = report.read_text().splitlines()
     assert sum('"status":"pass"' in line for line in lines) == 22  # alpha and beta, kept
-    with pytest.raises(ReportError, match="truncated: no footer"):
-        read_report(report)
+    assert read_report(report).interrupted  # a footer that says so (docs/reports.md)
     assert live_group_members(int(pid_file.read_text())) == []

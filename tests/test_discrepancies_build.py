@@ -11,6 +11,7 @@ from click.testing import CliRunner
 
 from conformance._paths import SCHEMA_DIR, corpus_root
 from conformance.cli.main import main
+from conformance.judging.verdicts import StageResult
 from conformance.maintenance.discrepancies.build import merge_same_reproduction
 
 pytestmark = pytest.mark.reference
@@ -152,7 +153,7 @@ def test_older_pi_releases_in_the_reports_say_whether_a_record_is_theirs_too():
 
     def target(name, version, status):
         t = Target(key=name, name=name, versions=[version])
-        t.results[version] = {key: {"case": key[0], "stage": key[1], "status": status}}
+        t.results[version] = {key: StageResult(key[0], key[1], status)}
         return t
 
     entry = {"package": {"versions": ["1.6.0"]}, "notes": []}
