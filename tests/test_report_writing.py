@@ -172,3 +172,15 @@ def test_a_result_with_a_control_character_message_round_trips(tmp_path):
         w.add(StageResult("a.case", "context", "error", "\x1b[2J\x00", error_kind="crash"))
         w.close()
     assert read_report(path).results[0].message == "\x1b[2J\x00"
+
+
+def test_an_implementation_that_says_too_much_gets_a_bounded_report(corpus, fake, tmp_path):
+    path = tmp_path / "bulky.jsonl"
+    outcome = execute(RunRequest(corpus=corpus, report_path=path, impl_spec=fake(
+        "bulky", "--megabytes", "0.2"), cases=("small.alpha",)))
+    assert len(outcome.report.results) == 11
+    for raw in path.read_bytes().splitlines():
+        assert len(raw) < 4 * reports.MAX_VALUE_BYTES  # 200 KB said, a few KB written
+    values = [d.actual for r in outcome.report.results for d in r.differences
+              if d.path == "$.text"]
+    assert values and all(v.startswith("<truncated: 209717") for v in values)
