@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, get_args
 
 from conformance import __version__
@@ -226,6 +226,27 @@ class Tally:
 
 
 @dataclass(frozen=True)
+class StatusCounts:
+    """How many results have each status, under the summary's names."""
+
+    passed: int = 0
+    failed: int = 0
+    errored: int = 0
+    skipped: int = 0
+    info: int = 0
+    as_documented: int = 0
+
+    @classmethod
+    def of(cls, counter: Mapping[Status, int]) -> StatusCounts:
+        return cls(counter.get("pass", 0), counter.get("fail", 0), counter.get("error", 0),
+                   counter.get("skip", 0), counter.get("info", 0),
+                   counter.get("as-documented", 0))
+
+    def to_json(self) -> dict[str, int]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
 class Report:
     """A finished (or interrupted) run, as read back from its stream."""
 
@@ -255,6 +276,29 @@ class Report:
     def counts(self) -> Counter[Status]:
         return Counter(r.status for r in self.results)
 
+    def status_counts(self) -> StatusCounts:
+        return StatusCounts.of(self.counts())
+
+    def stage_counts(self) -> dict[str, StatusCounts]:
+        """Per stage, in stage order."""
+        per_stage: dict[str, Counter[Status]] = {}
+        for result in self.results:
+            per_stage.setdefault(result.stage, Counter())[result.status] += 1
+        return {stage: StatusCounts.of(c) for stage, c in
+                sorted(per_stage.items(), key=lambda kv: stage_sort_key(kv[0]))}
+
+    @property
+    def case_count(self) -> int:
+        return len({r.case for r in self.results})
+
+    @property
+    def known_count(self) -> int:
+        return sum(r.baseline_state == "known" for r in self.results)
+
+    @property
+    def stale_count(self) -> int:
+        return sum(r.baseline_state == "stale" for r in self.results)
+
     def sorted_results(self) -> list[StageResult]:
         return sorted(self.results, key=lambda r: (r.case, stage_sort_key(r.stage)))
 
@@ -268,30 +312,18 @@ class Report:
             or bool(self.stale_baseline)
 
 
-def stage_counts(counter: Mapping[Status, int]) -> dict[str, int]:
-    """Per-status counts under the summary's names (schemas/summary.schema.json)."""
-    return {"passed": counter.get("pass", 0), "failed": counter.get("fail", 0),
-            "errored": counter.get("error", 0), "skipped": counter.get("skip", 0),
-            "info": counter.get("info", 0), "as_documented": counter.get("as-documented", 0)}
-
-
 def summary(report: Report) -> dict[str, Any]:
     """The machine summary printed by ``run --format json`` (schemas/summary.schema.json)."""
-    per_stage: dict[str, Counter[Status]] = {}
-    for result in report.results:
-        per_stage.setdefault(result.stage, Counter())[result.status] += 1
-    states = Counter(r.baseline_state for r in report.results)
     return {
         "implementation": dict(report.implementation),
         "runner": report.header.runner.to_json(),
         "corpus": report.header.corpus.to_json(),
-        "cases": len({r.case for r in report.results}),
+        "cases": report.case_count,
         "results": len(report.results),
-        **stage_counts(report.counts()),
-        "known": states.get("known", 0),
-        "stale": states.get("stale", 0),
-        "stages": {stage: stage_counts(c) for stage, c in
-                   sorted(per_stage.items(), key=lambda kv: stage_sort_key(kv[0]))},
+        **report.status_counts().to_json(),
+        "known": report.known_count,
+        "stale": report.stale_count,
+        "stages": {stage: c.to_json() for stage, c in report.stage_counts().items()},
         "stale_baseline": [e.to_json() for e in report.stale_baseline],
         "verdict": report.verdict,
     }

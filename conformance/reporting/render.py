@@ -34,20 +34,25 @@ _COLUMNS = (("passed", "passed"), ("failed", "failed"), ("errored", "errored"),
             ("skipped", "skipped"), ("info", "info"), ("as documented", "as_documented"))
 
 
-def stage_columns(s: dict[str, Any]) -> list[tuple[str, str]]:
+def stage_columns(report: Report) -> list[tuple[str, str]]:
     """The stage table's count columns: "as documented" only when a result has that status."""
-    return [c for c in _COLUMNS if c[1] != "as_documented" or s["as_documented"]]
+    shown = report.status_counts().as_documented
+    return [c for c in _COLUMNS if c[1] != "as_documented" or shown]
+
+
+def stage_rows(report: Report) -> list[tuple[str, list[int]]]:
+    columns = stage_columns(report)
+    return [(stage, [getattr(c, key) for _, key in columns])
+            for stage, c in report.stage_counts().items()]
 
 
 def stage_table(report: Report) -> Table:
-    s = summary(report)
     table = Table(title=escape(title(report)))
-    columns = stage_columns(s)
     table.add_column("stage", justify="left")
-    for name, _ in columns:
+    for name, _ in stage_columns(report):
         table.add_column(name, justify="right")
-    for stage, c in s["stages"].items():
-        table.add_row(escape(printable(stage)), *(str(c[key]) for _, key in columns))
+    for stage, counts in stage_rows(report):
+        table.add_row(escape(printable(stage)), *map(str, counts))
     return table
 
 
@@ -63,11 +68,10 @@ def terminal(report: Report, console: Console) -> None:
         console.print(escape(stale_entry_line(entry)), style="bold red", soft_wrap=True,
                       highlight=False)
     console.print(stage_table(report))
-    s = summary(report)
     if report.interrupted:
         console.print(escape(INTERRUPTED_NOTE), style="bold yellow", soft_wrap=True)
     style = _VERDICT_STYLE[report.verdict]
-    console.print(f"[{style}]{VERDICT_WORDS[report.verdict]}[/] {escape(counts_line(s))}",
+    console.print(f"[{style}]{VERDICT_WORDS[report.verdict]}[/] {escape(counts_line(report))}",
                   highlight=False, soft_wrap=True)
 
 
@@ -99,11 +103,10 @@ def md_fence(lines: list[str], info: str = "text") -> list[str]:
 
 
 def markdown(report: Report) -> str:
-    s = summary(report)
     runner, corpus = report.header.runner, report.header.corpus
-    columns = stage_columns(s)
+    columns = stage_columns(report)
     out = [f"## pi-conformance: {md_text(title(report))}", "",
-           f"**{VERDICT_WORDS[report.verdict]}**: {md_text(counts_line(s))}", ""]
+           f"**{VERDICT_WORDS[report.verdict]}**: {md_text(counts_line(report))}", ""]
     if report.interrupted:
         out += [f"*{md_text(INTERRUPTED_NOTE)}*", ""]
     out += [f"Runner {md_text(runner.name)} {md_text(runner.version)}, "
@@ -111,9 +114,8 @@ def markdown(report: Report) -> str:
             f"{corpus.cases} cases)", "",
             "| stage | " + " | ".join(name for name, _ in columns) + " |",
             "|---|" + "---:|" * len(columns)]
-    for stage, c in s["stages"].items():
-        out.append(f"| {md_text(stage)} | " + " | ".join(str(c[key]) for _, key in columns)
-                   + " |")
+    for stage, counts in stage_rows(report):
+        out.append(f"| {md_text(stage)} | " + " | ".join(map(str, counts)) + " |")
     failing = report.failures()
     if failing:
         out += ["", f"### Failures ({len(failing)})", ""]

@@ -20,7 +20,7 @@ import jinja2
 
 from conformance._paths import PACKAGE_DIR
 from conformance.judging.verdicts import StageResult
-from conformance.reporting.model import Report, summary
+from conformance.reporting.model import Report
 from conformance.reporting.text import INTERRUPTED_NOTE, baseline_note, counts_line, title
 
 MAX_DIFFERENCES = 200
@@ -109,15 +109,15 @@ def _row(result: StageResult) -> dict[str, Any]:
 
 
 def html(report: Report) -> str:
-    s = summary(report)
     rows = [_row(r) for r in report.sorted_results()]
     present = Counter(row["filter_status"] for row in rows)
     digest = base64.b64encode(hashlib.sha256(SCRIPT.encode()).digest()).decode()
     return _template().render(
         title=title(report),
-        summary=s,
-        show_as_documented=bool(s["as_documented"]),
-        counts_line=counts_line(s),
+        verdict=report.verdict,
+        stages=report.stage_counts(),
+        show_as_documented=bool(report.status_counts().as_documented),
+        counts_line=counts_line(report),
         interrupted_note=INTERRUPTED_NOTE if report.interrupted else "",
         implementation={"name": "?", "version": "?", "language": "", **report.implementation},
         homepage=web_link(report.implementation.get("homepage")),

@@ -71,16 +71,15 @@ def stale_entry_line(entry: StaleEntry) -> str:
     return f"stale baseline entry: {printable(entry.describe())}"
 
 
-def counts_line(summary: dict[str, Any]) -> str:
-    s = summary
-    text = (f"{s['cases']} cases, {s['results']} results: {s['passed']} passed, "
-            f"{s['failed']} failed, {s['errored']} errored, {s['skipped']} skipped, "
-            f"{s['info']} info")
-    if s["as_documented"]:
-        text += f", {s['as_documented']} as documented"
-    if s["known"] or s["stale"] or s["stale_baseline"]:
-        text += (f"; baseline: {s['known']} known, "
-                 f"{s['stale'] + len(s['stale_baseline'])} stale")
+def counts_line(report: Report) -> str:
+    c = report.status_counts()
+    text = (f"{report.case_count} cases, {len(report.results)} results: {c.passed} passed, "
+            f"{c.failed} failed, {c.errored} errored, {c.skipped} skipped, {c.info} info")
+    if c.as_documented:
+        text += f", {c.as_documented} as documented"
+    known, stale = report.known_count, report.stale_count + len(report.stale_baseline)
+    if known or stale:
+        text += f"; baseline: {known} known, {stale} stale"
     return text
 
 
