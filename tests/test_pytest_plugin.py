@@ -141,3 +141,20 @@ def test_the_plugin_can_write_the_canonical_report(pytester, setup, tmp_path):
     report = read_report(out)
     assert len(report.results) == 22 and report.footer.counts["fail"] == 2
     assert report.implementation["name"] == "fake-port"
+
+
+def test_an_interrupted_session_marks_the_reports_footer(pytester, setup, tmp_path):
+    from conformance.reporting.stream import read_report
+
+    pytester.makepyfile(interrupter=(  # a plugin, since corpus items are not under a conftest
+        "def pytest_runtest_teardown(item):\n"
+        "    if item.nodeid.endswith('::context'):\n"
+        "        raise KeyboardInterrupt\n"))
+    out = tmp_path / "plugin.jsonl"
+    result = pytester.runpytest_subprocess(  # in-process, the interrupt would reach us
+        "--pi-impl", str(setup["replay"]), "--pi-corpus", str(setup["corpus"]),
+        "-p", "no:cacheprovider", "--pi-report", str(out), "-p", "interrupter")
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    report = read_report(out)
+    assert report.interrupted and report.failed()
+    assert 0 < len(report.results) < 22
