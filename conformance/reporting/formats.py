@@ -3,7 +3,7 @@ offer them as choices without importing rich, Jinja2 and the report model to say
 
 from __future__ import annotations
 
-#: Every rendering of a finished report (``render --format``, render.renderer).
+#: Every rendering of a finished report (``render --format``, renderers.renderer).
 FORMATS = ("terminal", "markdown", "junit", "html", "json")
 #: What ``run`` can print on stdout at the end; the others are files (``--junit``, ``--html``).
 RUN_STDOUT_FORMATS = ("terminal", "json", "markdown")
