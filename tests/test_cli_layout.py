@@ -95,7 +95,7 @@ def test_the_pytest_plugin_shares_the_defaults(tmp_path):
 
 
 def test_every_format_name_has_a_renderer():
-    from conformance.reporting.render import renderer
+    from conformance.reporting.renderers import renderer
 
     assert all(callable(renderer(name)) for name in FORMATS)
     assert set(RUN_STDOUT_FORMATS) <= set(FORMATS)
