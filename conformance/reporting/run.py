@@ -231,11 +231,16 @@ def execute(request: RunRequest) -> RunOutcome:
     planner.preflight([(case, [s for s in case.stages if selection.wants(s)], [])
                        for case in cases])
     first = resolve(request.impl_spec)
-    try:
-        hello = first.start()
-    except BaseException:
-        first.close()
-        raise
+    # The corpus's identity (a stat of every case file) is worked out while the
+    # implementation starts, which for Node takes longer.
+    with ThreadPoolExecutor(1) as pool:
+        identity = pool.submit(reports.corpus_identity, corpus)
+        try:
+            hello = first.start()
+        except BaseException:
+            first.close()
+            raise
+        corpus_id = identity.result()
     planned = planner.plan(hello, cases, selection)
     workers = max(1, min(request.jobs, sum(1 for _, ask, _ in planned if ask)))
     restarts = 0
@@ -256,6 +261,7 @@ def execute(request: RunRequest) -> RunOutcome:
 
         streaming = stream_run(
             instances, corpus, stream, path=path, settings=settings, baseline=baseline,
+            identity=corpus_id,
             selection=SelectionInfo(request.cases, request.features, request.stages,
                                     request.apis, request.impl_spec),
             on_result=progress)
