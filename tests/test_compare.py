@@ -35,4 +35,4 @@ def test_opaque_signatures_compare_exactly():
 
 
 def test_json_path_quotes_keys_that_are_not_identifiers():
-    assert json_path(["sections", "2", 0, "a b"]) == "$.sections['2'][0]['a b']"
+    assert json_path(["sections", "2", 0, "a b"]) == '$.sections["2"][0]["a b"]'

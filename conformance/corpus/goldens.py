@@ -1,15 +1,19 @@
 """Golden files: what the reference answered for one case and stage, and where that came from.
 
-A golden is ``{"stage", "result", "provenance"}``. ``result`` is the reference's protocol
-answer for the stage, verbatim: ``{"output": ...}`` or ``{"rejected": {"message": ...}}``, or,
-for a stage on which Pi itself hangs or crashes, ``{"misbehaved": {...}}``. Nothing in a golden
-is computed by our code: regeneration writes what the harness returned.
+A golden is ``{"stage", "result", "provenance"}`` and, optionally, ``"volatile"``: the JSON
+paths (in ``result``) whose values changed between reference runs with different randomness,
+clock and temporary paths, each mapped to a group name; paths in one group held one and the
+same generated value, which an implementation must reuse in the same places. ``result`` is
+the reference's protocol answer for the stage, verbatim: ``{"output": ...}`` or
+``{"rejected": {"message": ...}}``, or, for a stage on which Pi itself hangs or crashes,
+``{"misbehaved": {...}}``. Nothing in a golden is computed by our code: regeneration writes
+what the harness returned.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -25,13 +29,17 @@ class Golden:
     stage: str
     result: dict[str, Any]
     provenance: dict[str, Any]
+    volatile: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def kind(self) -> str:
         return next(iter(self.result))
 
     def to_json(self) -> dict[str, Any]:
-        return {"stage": self.stage, "result": self.result, "provenance": self.provenance}
+        data = {"stage": self.stage, "result": self.result, "provenance": self.provenance}
+        if self.volatile:
+            data["volatile"] = dict(sorted(self.volatile.items()))
+        return data
 
 
 def read_golden(case: Case, stage: str) -> Golden:
@@ -49,7 +57,12 @@ def read_golden(case: Case, stage: str) -> Golden:
             f"golden result must have exactly one of {', '.join(RESULT_KINDS)}", path=path)
     if data["stage"] != stage:
         raise CorpusError(f"golden is for stage {data['stage']!r}, not {stage!r}", path=path)
-    return Golden(stage=stage, result=result, provenance=data["provenance"])
+    volatile = data.get("volatile", {})
+    if not isinstance(volatile, dict) or not all(
+            isinstance(k, str) and k.startswith("$") and isinstance(v, str)
+            for k, v in volatile.items()):
+        raise CorpusError("golden volatile must map JSON paths to group names", path=path)
+    return Golden(stage=stage, result=result, provenance=data["provenance"], volatile=volatile)
 
 
 def read_goldens(wanted: Iterable[tuple[Case, str]]) -> dict[tuple[str, str], Golden]:

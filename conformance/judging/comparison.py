@@ -17,7 +17,10 @@ import orjson
 from deepdiff import DeepDiff
 from deepdiff.operator import BaseOperator
 
+from conformance.corpus.jsonpath import json_path
 from conformance.corpus.normalization import normalize
+
+__all__ = ["Difference", "differences", "json_path"]
 
 REL_TOLERANCE = 1e-9
 _MISSING = "<missing>"
@@ -55,19 +58,6 @@ def _canonical(value: Any) -> bytes | None:
         return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
     except TypeError:
         return None
-
-
-def json_path(parts: list[Any]) -> str:
-    """``['messages', 2, 'content']`` -> ``$.messages[2].content`` (odd keys are quoted)."""
-    out = "$"
-    for part in parts:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        elif isinstance(part, str) and part.isidentifier():
-            out += f".{part}"
-        else:
-            out += f"[{part!r}]"
-    return out
 
 
 _KINDS = {

@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from conformance.corpus.jsonpath import generalize
 from conformance.corpus.stages import stage_sort_key
 from conformance.judging.verdicts import StageResult
-from conformance.maintenance.discrepancies.jsonpath import generalize
 from conformance.reporting.model import Report
 from conformance.reporting.stream import ReportError, read_report
 

@@ -19,10 +19,10 @@ import jsonschema
 
 from conformance import jsonio
 from conformance._paths import SCHEMA_DIR
+from conformance.corpus import jsonpath
 from conformance.corpus.cases import Corpus, read_toml
 from conformance.errors import CorpusError
 from conformance.judging.comparison import differences
-from conformance.maintenance.discrepancies import jsonpath
 from conformance.maintenance.discrepancies.shipped_docs import ShippedDocs
 
 

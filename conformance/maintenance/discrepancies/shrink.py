@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from conformance.corpus.jsonpath import generalize
 from conformance.corpus.normalization import input_strings
 from conformance.errors import ImplementationError
 from conformance.implementations import protocol
@@ -32,7 +33,6 @@ from conformance.maintenance.discrepancies.grouping import (
     collapse_list_shifts,
     error_signature,
 )
-from conformance.maintenance.discrepancies.jsonpath import generalize
 
 INCONCLUSIVE = None
 # Request numbers are unique for the life of the process, across oracles: the reference

@@ -1,12 +1,14 @@
-"""The JSON path dialect of discrepancy checks."""
+"""The JSON path dialect: reports print it, discrepancy checks and goldens read it."""
 
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from conformance.corpus import jsonpath
+from conformance.corpus.jsonpath import json_path
 from conformance.errors import ConformanceError
-from conformance.judging.comparison import json_path
-from conformance.maintenance.discrepancies import jsonpath
 
 VALUE = {"messages": [{"role": "user", "content": [{"text": "a"}]}, {"odd key": 1}],
          "leafId": None}
@@ -27,6 +29,16 @@ def test_a_step_that_does_not_exist_is_missing_not_an_error():
 def test_paths_printed_by_compare_read_back():
     parts = ["messages", 1, "odd key"]
     assert jsonpath.parse(json_path(parts)) == parts
+
+
+@pytest.mark.parametrize("key", ["\u00c0", "\x1f", "a-b", "$x", "'", '"', "\\", "", "\ud800"])
+def test_keys_that_once_did_not_round_trip_do(key):
+    assert jsonpath.parse(json_path([key, 0])) == [key, 0]
+
+
+@given(st.lists(st.one_of(st.text(), st.integers(min_value=0, max_value=10**6))))
+def test_every_path_printed_reads_back_as_the_same_steps(steps):
+    assert jsonpath.parse(json_path(steps)) == steps
 
 
 @pytest.mark.parametrize("bad", ["messages", "$.", "$[x]", "$.a[1"])

@@ -1,7 +1,9 @@
-"""The small JSON path dialect of discrepancy checks: ``$.messages[1].content[0].text``.
+"""The one JSON path dialect of the suite: ``$.messages[1].content[0].text``.
 
-Keys are ``.name`` or ``["any key"]``, indices ``[n]`` (negative counts from the end). This is
-the notation compare.json_path prints, so a path copied from a report works here.
+Reports print it, discrepancy checks read it, and goldens use it to name their volatile
+values, so ``parse(json_path(steps)) == steps`` for every key. Keys are ``.name`` (ASCII
+identifiers) or ``["any key"]`` (JSON string syntax), indices ``[n]`` (negative counts from
+the end).
 """
 
 from __future__ import annotations
@@ -13,8 +15,22 @@ from typing import Any
 from conformance.errors import ConformanceError
 
 MISSING = object()
+_PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _TOKEN = re.compile(
     r"""\.([A-Za-z_$][\w$-]*)|\[(-?\d+)\]|\[('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")\]""")
+
+
+def json_path(steps: list[Any]) -> str:
+    """``['messages', 2, 'content']`` -> ``$.messages[2].content``; other keys are quoted."""
+    out = "$"
+    for step in steps:
+        if isinstance(step, int):
+            out += f"[{step}]"
+        elif _PLAIN_KEY.fullmatch(step):
+            out += f".{step}"
+        else:
+            out += "[" + json.dumps(step) + "]"
+    return out
 
 
 def parse(path: str) -> list[str | int]:
