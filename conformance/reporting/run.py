@@ -148,13 +148,20 @@ def started(spec: str, jobs: int, first: Implementation | None = None
         with ThreadPoolExecutor(max_workers=max(1, len(wanted))) as pool:
             futures = [pool.submit(_start, impl) for impl in wanted]
             problems = []
-            for future, impl in zip(futures, wanted, strict=True):
-                try:
-                    instances.append(future.result())
-                except ConformanceError as exc:
-                    problems.append(exc)
-                    with contextlib.suppress(Exception):
-                        impl.close()
+            try:
+                for future, impl in zip(futures, wanted, strict=True):
+                    try:
+                        instances.append(future.result())
+                    except ConformanceError as exc:
+                        problems.append(exc)
+                        with contextlib.suppress(Exception):
+                            impl.close()
+            except BaseException:  # Ctrl-C: end the handshakes now, not at their timeout
+                for impl in wanted:
+                    impl.abort()
+                    if impl not in instances:
+                        instances.append(impl)  # closed below, like the started ones
+                raise
         if problems:
             raise problems[0]
         yield instances
