@@ -65,3 +65,23 @@ def test_ctrl_c_while_a_worker_waits_for_its_hello_stops_at_once(corpus_dir, fak
     assert waited < 20, waited  # not the 60 s hello timeout
     assert b"Traceback" not in err
     assert tagged_processes(tag) == []
+
+
+def test_sigterm_stops_the_run_like_ctrl_c_and_exits_143(corpus_dir, fake, tmp_path):
+    report, html = tmp_path / "run.jsonl", tmp_path / "run.html"
+    # small.delta hangs; the fake ignores bye and end of input, and leaves a child behind
+    process, tag = start_run(tmp_path, "--impl", fake("hanging", "--on", "small.delta",
+                                                      "--linger"),
+                             "--corpus", str(corpus_dir), "--report", str(report),
+                             "--html", str(html))
+    wait_until(lambda: results_in(report) >= 22)  # alpha, beta; then delta
+    time.sleep(0.5)  # small.delta is hanging now, its session copied to the scratch folder
+    assert list((tmp_path / "tmp").glob("pi-conformance-run-*"))
+    process.send_signal(signal.SIGTERM)
+    _, err = process.communicate(timeout=30)
+    assert process.returncode == 143, err
+    assert b"Traceback" not in err
+    assert read_report(report).interrupted
+    assert "INTERRUPTED" in html.read_text()
+    assert tagged_processes(tag) == []
+    assert not list((tmp_path / "tmp").glob("pi-conformance-run-*"))
