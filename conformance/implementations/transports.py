@@ -111,8 +111,13 @@ class PersistentImplementation(Implementation):
             connection.kill()
         self.restarts += 1
         hello = self._connect()
-        if hello.stages != self.hello.stages or hello.implementation != self.hello.implementation:
-            raise ImplementationError(f"{self.spec}: answered a different hello after a restart")
+        changed = self.hello.differences(hello)
+        if changed:  # refused: the run was planned from the first hello
+            connection, self.connection = self.connection, None
+            if connection is not None:
+                connection.kill()
+            raise ImplementationError(f"{self.spec}: answered a different hello after a "
+                                      f"restart ({'; '.join(changed)})")
 
     def run(self, request: dict[str, Any], timeout: float) -> Any:
         connection = self.connection  # close() may take it away from another thread
