@@ -186,9 +186,10 @@ def check_run_answer(answer: Any, seq: int, stages: list[str]) -> dict[str, dict
     """
     if not isinstance(answer, dict):
         raise ProtocolViolation(f"run answer is not a JSON object: {str(answer)[:200]}")
-    if answer.get("seq") != seq:
+    answered = answer.get("seq")
+    if answered != seq or isinstance(answered, bool):  # true == 1 in Python, not in JSON
         raise ProtocolViolation(
-            f"answer out of order: expected seq {seq}, got {answer.get('seq')!r}")
+            f"answer out of order: expected seq {seq}, got {answered!r}")
     if "error" in answer:
         error = answer["error"]
         message = error.get("message") if isinstance(error, dict) else error
