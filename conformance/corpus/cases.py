@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import os
 import re
+import stat
 import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -105,6 +107,63 @@ def _load_schema() -> dict[str, Any]:
     return jsonio.read_json(SCHEMA_DIR / "case.schema.json")
 
 
+_FILE_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"),
+               (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a device"),
+               (stat.S_ISBLK, "a device"))
+_CASE_FILES = ("case.toml", "session.jsonl", "events.jsonl")
+
+
+def _not_a_case_file(entry: os.DirEntry[str]) -> str | None:
+    """Why ``entry`` cannot be a case file, or None: each must be a regular file inside the
+    corpus. A link would hand an implementation (and the reference) whatever it points at,
+    /etc/passwd as well as another case's golden; a FIFO would block whoever opens it.
+    (Its directory is inside the corpus: case directories are found without following
+    links, and ``expected/`` is checked not to be one.) A directory entry answers from its
+    type alone, with no system call, so checking the whole corpus costs next to nothing."""
+    if entry.is_symlink():
+        return "a symbolic link; case files must be regular files inside the corpus"
+    if entry.is_file(follow_symlinks=False):
+        return None
+    mode = entry.stat(follow_symlinks=False).st_mode
+    kind = next((name for test, name in _FILE_KINDS if test(mode)), "not a file")
+    return f"not a regular file ({kind}); case files must be regular files"
+
+
+def _check_case_files(directory: Path) -> None:
+    """Every file of a case is a regular file inside the corpus (see _not_a_case_file)."""
+    try:
+        with os.scandir(directory) as scan:
+            entries = {entry.name: entry for entry in scan}
+        if "session.jsonl" not in entries:
+            raise CorpusError("the case has no session.jsonl", path=directory)
+        checked = [entries[name] for name in _CASE_FILES if name in entries]
+        expected = entries.get("expected")
+        if expected is not None and expected.is_dir(follow_symlinks=False):
+            with os.scandir(expected.path) as scan:
+                checked += sorted(scan, key=lambda entry: entry.name)
+        elif expected is not None:
+            checked.append(expected)
+    except OSError as exc:
+        raise CorpusError(f"cannot read: {exc.strerror}", path=directory) from None
+    for entry in checked:
+        problem = _not_a_case_file(entry)
+        if problem is not None:
+            raise CorpusError(problem, path=entry.path)
+
+
+def duplicate_ids(cases: Iterable[Case]) -> list[CorpusError]:
+    """One problem per case whose id an earlier case already has, naming both directories."""
+    seen: dict[str, Path] = {}
+    problems = []
+    for case in cases:
+        if case.id in seen:
+            problems.append(CorpusError(
+                f"duplicate case id {case.id!r}: {seen[case.id]} and {case.directory}",
+                path=case.metadata_path))
+        seen.setdefault(case.id, case.directory)
+    return problems
+
+
 class Corpus:
     """A corpus directory; everything is read lazily and cached."""
 
@@ -174,11 +233,16 @@ class Corpus:
     def _validator(self) -> jsonschema.protocols.Validator:
         return jsonschema.Draft202012Validator(_load_schema())
 
+    @cached_property
+    def _id_pattern(self) -> str:
+        return str(_load_schema()["properties"]["id"]["pattern"])
+
     def case_directories(self) -> list[Path]:
         return sorted(p.parent for p in (self.root / "cases").rglob("case.toml"))
 
     def load_case(self, directory: Path) -> Case:
         meta_path = directory / "case.toml"
+        _check_case_files(directory)
         meta = read_toml(meta_path)
         errors = sorted(self._validator.iter_errors(meta), key=lambda e: list(e.path))
         if errors:
@@ -187,8 +251,12 @@ class Corpus:
             key = str(first.path[0]) if first.path else None
             raise CorpusError(f"invalid metadata at {where}: {first.message}", path=meta_path,
                               line=_key_line(meta_path, key))
-        if not (directory / "session.jsonl").is_file():
-            raise CorpusError("the case has no session.jsonl", path=directory)
+        if not re.fullmatch(self._id_pattern, meta["id"]):
+            # The schema's pattern as JSON Schema means it: its $ ends the string, where
+            # Python's re.search (what the validator uses) lets $ match before a final newline.
+            raise CorpusError(f"invalid metadata at id: {meta['id']!r} does not match "
+                              f"{self._id_pattern!r}", path=meta_path,
+                              line=_key_line(meta_path, "id"))
         stages = meta.get("stages")
         return Case(
             id=meta["id"],
@@ -205,8 +273,12 @@ class Corpus:
 
     @cached_property
     def cases(self) -> list[Case]:
-        """Every case, sorted by id. Raises on the first malformed case."""
-        return sorted((self.load_case(d) for d in self.case_directories()), key=lambda c: c.id)
+        """Every case, sorted by id. Raises on the first malformed case, or the first id two
+        cases share (a run would judge one against the other's goldens)."""
+        cases = [self.load_case(d) for d in self.case_directories()]
+        for problem in duplicate_ids(cases):
+            raise problem
+        return sorted(cases, key=lambda c: c.id)
 
     def load_all(self) -> tuple[list[Case], list[CorpusError]]:
         """Every loadable case and every problem, for a lint that reports them all."""
@@ -248,13 +320,8 @@ class Corpus:
             problems.extend(self.lint_catalogue())
         except CorpusError as exc:
             problems.append(exc)
-        seen: dict[str, Path] = {}
+        problems.extend(duplicate_ids(cases))
         for case in cases:
-            if case.id in seen:
-                problems.append(CorpusError(
-                    f"duplicate case id {case.id!r} (also in {seen[case.id]})",
-                    path=case.metadata_path))
-            seen.setdefault(case.id, case.metadata_path)
             for feature in case.features:
                 if feature not in self.features:
                     problems.append(CorpusError(

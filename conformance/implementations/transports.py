@@ -53,6 +53,11 @@ class Implementation(ABC):
     def close(self) -> None:  # noqa: B027 (an optional hook)
         """Release whatever ``start`` acquired."""
 
+    def abort(self) -> None:  # noqa: B027 (an optional hook)
+        """Called from another thread (Ctrl-C, SIGTERM): kill whatever process a ``start``,
+        ``restart`` or ``run`` is waiting on, so that call fails at once instead of waiting
+        its timeout, and start none from now on. ``close`` still follows."""
+
     def __enter__(self) -> Implementation:
         self.start()
         return self
@@ -76,18 +81,24 @@ class PersistentImplementation(Implementation):
         self.teardown = teardown
         self.connection: ProcessConnection | None = None
         self.restarts = 0
+        self.aborted = False
 
     def _connect(self) -> protocol.Hello:
+        if self.aborted:
+            raise ImplementationError(f"{self.spec}: stopped")
         env = self.env
         if self.setup is not None:
             env = {**(env or os.environ), **self.setup()}
-        self.connection = ProcessConnection(self.command, cwd=self.cwd, env=env)
+        connection = self.connection = ProcessConnection(self.command, cwd=self.cwd, env=env)
+        if self.aborted:  # aborted while it started: abort() may not have seen it
+            connection.abort()
         try:
-            answer = self.connection.ask(protocol.hello_request(), HELLO_TIMEOUT)
+            answer = connection.ask(protocol.hello_request(), HELLO_TIMEOUT)
             return protocol.Hello.parse(answer)
         except ImplementationError as exc:
-            self.connection.kill()
-            self.connection = None
+            connection.kill()
+            if self.connection is connection:
+                self.connection = None
             raise ImplementationError(f"{self.spec}: handshake failed: {exc}") from None
 
     def start(self) -> protocol.Hello:
@@ -95,30 +106,43 @@ class PersistentImplementation(Implementation):
         return self.hello
 
     def restart(self) -> None:
-        if self.connection is not None:
-            self.connection.kill()
-            self.connection = None
+        connection, self.connection = self.connection, None
+        if connection is not None:
+            connection.kill()
         self.restarts += 1
         hello = self._connect()
-        if hello.stages != self.hello.stages or hello.implementation != self.hello.implementation:
-            raise ImplementationError(f"{self.spec}: answered a different hello after a restart")
+        changed = self.hello.differences(hello)
+        if changed:  # refused: the run was planned from the first hello
+            connection, self.connection = self.connection, None
+            if connection is not None:
+                connection.kill()
+            raise ImplementationError(f"{self.spec}: answered a different hello after a "
+                                      f"restart ({'; '.join(changed)})")
 
     def run(self, request: dict[str, Any], timeout: float) -> Any:
-        if self.connection is None:
+        connection = self.connection  # close() may take it away from another thread
+        if connection is None:
             raise Crashed("the implementation is not running")
         try:
-            return self.connection.ask(request, timeout)
+            return connection.ask(request, timeout)
         except ImplementationError:
             # Whatever it was (a hang, garbage, an answer out of order), this process can no
             # longer be trusted to pair answers with requests.
-            self.connection.kill()
-            self.connection = None
+            connection.kill()
+            if self.connection is connection:
+                self.connection = None
             raise
 
+    def abort(self) -> None:
+        self.aborted = True
+        connection = self.connection
+        if connection is not None:
+            connection.abort()
+
     def close(self) -> None:
-        if self.connection is not None:
-            self.connection.close()
-            self.connection = None
+        connection, self.connection = self.connection, None
+        if connection is not None:
+            connection.close()
         if self.teardown is not None:
             self.teardown()
 
@@ -138,13 +162,27 @@ class OneShotImplementation(Implementation):
         self.command = list(command)
         self.cwd = cwd
         self.env = env
+        self.connection: ProcessConnection | None = None
+        self.aborted = False
 
     def _exchange(self, message: dict[str, Any], timeout: float) -> Any:
-        connection = ProcessConnection(self.command, cwd=self.cwd, env=self.env)
+        if self.aborted:
+            raise ImplementationError(f"{self.spec}: stopped")
+        connection = self.connection = ProcessConnection(self.command, cwd=self.cwd,
+                                                         env=self.env)
         try:
+            if self.aborted:
+                connection.abort()
             return connection.ask_once(message, timeout)
         finally:
+            self.connection = None
             connection.kill()
+
+    def abort(self) -> None:
+        self.aborted = True
+        connection = self.connection
+        if connection is not None:
+            connection.abort()
 
     def start(self) -> protocol.Hello:
         try:

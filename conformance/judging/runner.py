@@ -264,9 +264,13 @@ class Runner:
             try:
                 for worker in workers:
                     worker.join()
-            except BaseException:  # Ctrl-C: keep what was emitted, emit nothing more
+            except BaseException:  # Ctrl-C, SIGTERM: keep what was emitted, emit nothing more
                 with lock:
                     stop.set()
+                for impl in implementations:  # a worker waiting on an answer wakes up now
+                    impl.abort()
+                for worker in workers:
+                    worker.join(timeout=5)
                 raise
             # Whatever no worker could run (all gave up) is reported, never dropped.
             reason = f"not run: {self.abandoned or 'no worker left'}"
@@ -304,6 +308,8 @@ class Runner:
                 emit(result)
             if failure is None or not impl.persistent:
                 continue
+            if stop.is_set():  # interrupted: the failure was ours, no restart
+                return
             if not budget.take(expected=case.outcome == "reference-misbehaves"):
                 self.abandoned = (f"gave up after {budget.limit} restart(s); the last "
                                   f"failure: {failure}")
