@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import sys
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +50,14 @@ class Implementation(ABC):
     def restart(self) -> None:  # noqa: B027 (an optional hook: one-shot needs none)
         """Recover after a failed run; the next ``run`` must work as before."""
 
+    #: True when ``run_isolated`` uses a process of its own, so a failure there leaves this
+    #: implementation running (nothing to restart).
+    isolates_misbehaving = False
+
+    def run_isolated(self, request: dict[str, Any], timeout: float) -> Any:
+        """Run a case on which Pi itself misbehaves; by default like any other."""
+        return self.run(request, timeout)
+
     def close(self) -> None:  # noqa: B027 (an optional hook)
         """Release whatever ``start`` acquired."""
 
@@ -67,28 +75,51 @@ class PersistentImplementation(Implementation):
     def __init__(self, spec: str, command: Sequence[str], *, cwd: Path | None = None,
                  env: dict[str, str] | None = None,
                  setup: Callable[[], dict[str, str]] | None = None,
-                 teardown: Callable[[], None] | None = None):
+                 teardown: Callable[[], None] | None = None,
+                 isolated_env: Mapping[str, str] | None = None):
         self.spec = spec
         self.command = list(command)
         self.cwd = cwd
         self.env = env
         self.setup = setup
         self.teardown = teardown
+        self.isolated_env = dict(isolated_env) if isolated_env is not None else None
         self.connection: ProcessConnection | None = None
         self.restarts = 0
 
-    def _connect(self) -> protocol.Hello:
+    @property
+    def isolates_misbehaving(self) -> bool:  # type: ignore[override]
+        return self.isolated_env is not None
+
+    def _open(self, extra_env: Mapping[str, str] | None = None
+              ) -> tuple[ProcessConnection, protocol.Hello]:
         env = self.env
         if self.setup is not None:
             env = {**(env or os.environ), **self.setup()}
-        self.connection = ProcessConnection(self.command, cwd=self.cwd, env=env)
+        if extra_env:
+            env = {**(env or os.environ), **extra_env}
+        connection = ProcessConnection(self.command, cwd=self.cwd, env=env)
         try:
-            answer = self.connection.ask(protocol.hello_request(), HELLO_TIMEOUT)
-            return protocol.Hello.parse(answer)
+            answer = connection.ask(protocol.hello_request(), HELLO_TIMEOUT)
+            return connection, protocol.Hello.parse(answer)
         except ImplementationError as exc:
-            self.connection.kill()
-            self.connection = None
+            connection.kill()
             raise ImplementationError(f"{self.spec}: handshake failed: {exc}") from None
+
+    def _connect(self) -> protocol.Hello:
+        self.connection, hello = self._open()
+        return hello
+
+    def run_isolated(self, request: dict[str, Any], timeout: float) -> Any:
+        """With ``isolated_env``: a process of its own for this one request (its heap capped,
+        say), killed afterwards whatever happened; the main process is never disturbed."""
+        if self.isolated_env is None:
+            return self.run(request, timeout)
+        connection, _ = self._open(self.isolated_env)
+        try:
+            return connection.ask(request, timeout)
+        finally:
+            connection.kill()
 
     def start(self) -> protocol.Hello:
         self.hello = self._connect()
@@ -158,13 +189,17 @@ class OneShotImplementation(Implementation):
         return self._exchange(request, timeout)
 
 
-def reference() -> PersistentImplementation:
-    """The real Pi, with a private HOME and agent directory for each process it starts."""
+def reference(variation: Mapping[str, str] | None = None) -> PersistentImplementation:
+    """The real Pi, with a private HOME and agent directory for each process it starts.
+
+    ``variation``: the harness's ``PI_CONFORMANCE_*`` variables (seed, clock offset, scratch
+    tag) with which ``corpus regenerate`` finds the values Pi invents; none by default.
+    """
     installation = ref.require_installation()
-    setup, teardown = ref.sandbox_homes()
+    setup, teardown = ref.sandbox_homes(variation)
     return PersistentImplementation(
         "reference", installation.harness_command(), env=dict(os.environ), setup=setup,
-        teardown=teardown)
+        teardown=teardown, isolated_env=ref.MISBEHAVING_ENV)
 
 
 def python_callable(spec: str, target: str, *, cwd: Path | None = None) -> PersistentImplementation:

@@ -72,7 +72,10 @@ class Selection:
         return stage in self.stages or api_of(stage) in self.apis
 
 
-MISBEHAVING_TIMEOUT = 5.0
+# Where Pi itself misbehaves nothing is judged, so there is nothing to wait for: Pi 1.6.0 on a
+# parent cycle needs 4 to 6 s and gigabytes to fail, and whether it fails before a cap or not
+# must not change the verdict (it is always info).
+MISBEHAVING_TIMEOUT = 1.0
 
 
 @dataclass
@@ -133,9 +136,10 @@ def judge(case: Case, stage: str, answer: dict[str, Any], known: frozenset[str],
     if actual_kind == "skipped":
         return verdict("skip", f"the implementation skipped it: {answer['skipped']}",
                        actual_kind=actual_kind)
-    if expected_kind == "misbehaved":
-        return verdict("info",
-                       f"Pi itself misbehaves here ({golden.result['misbehaved'].get('kind')})",
+    if case.outcome == "reference-misbehaves" or expected_kind == "misbehaved":
+        how = (golden.result["misbehaved"].get("kind") if expected_kind == "misbehaved"
+               else expected_kind)
+        return verdict("info", f"Pi itself misbehaves here ({how}); the answer is not judged",
                        actual_kind=actual_kind)
     status: Status = "pass"
     message = ""
@@ -302,8 +306,8 @@ class Runner:
                 failure = None
             for result in results:
                 emit(result)
-            if failure is None or not impl.persistent:
-                continue
+            if failure is None or not impl.persistent or work.empty():
+                continue  # nothing left to run: a restart would only cost time
             if not budget.take(expected=case.outcome == "reference-misbehaves"):
                 self.abandoned = (f"gave up after {budget.limit} restart(s); the last "
                                   f"failure: {failure}")
@@ -348,10 +352,13 @@ class Runner:
             return [StageResult(case.id, stage, status, message, outcome=case.outcome,
                                 duration=share, error_kind=kind) for stage in ask]
 
+        isolated = misbehaving and impl.isolates_misbehaving
         try:
-            answer = impl.run(request, timeout)
+            answer = (impl.run_isolated if isolated else impl.run)(request, timeout)
         except ImplementationError as exc:
-            return errors(str(exc), error_kind(exc)), str(exc).splitlines()[0]
+            # An isolated process is gone already; the implementation itself is untouched.
+            return errors(str(exc), error_kind(exc)), None if isolated else \
+                str(exc).splitlines()[0]
         finally:
             copy.unlink(missing_ok=True)
             if events is not None:
