@@ -167,9 +167,31 @@ def judge(case: Case, stage: str, answer: dict[str, Any], known: frozenset[str],
         if fields:
             message = (message + "; " if message else "") + \
                 "partial claim, compared only " + ", ".join(fields)
-    if status == "fail" and case.outcome != "required":
-        status = "info"
+    if status == "fail":
+        status, message = reclassify(case, expected_kind, actual_kind, message)
     return verdict(status, message, tuple(found), actual_kind=actual_kind)
+
+
+def reclassify(case: Case, expected_kind: ExpectedKind, actual_kind: ActualKind,
+               message: str) -> tuple[Status, str]:
+    """What an answer that differs from Pi means, by the case's outcome class.
+
+    Pi's docs give no second golden, so "follows the docs" is decided by this rule alone:
+    where Pi throws on input its docs call valid, answering the input instead is
+    ``as-documented``; where Pi contradicts its docs, any answer that differs from Pi is
+    ``as-documented``, its differences shown (docs/corpus.md, "Outcome classes").
+    """
+    if case.outcome == "implementation-defined":
+        return "info", message
+    if case.outcome == "pi-contradicts-docs":
+        return "as-documented", (f"Pi contradicts its docs here (corpus/discrepancies/"
+                                 f"{case.discrepancy}.toml); this answer differs from Pi: "
+                                 + message)
+    if (case.outcome == "pi-throws-on-valid-input" and expected_kind == "rejected"
+            and actual_kind == "output"):
+        return "as-documented", ("Pi throws on input its docs call valid, and this answer "
+                                 "follows the docs: " + message)
+    return "fail", message
 
 
 class _RestartBudget:
