@@ -79,3 +79,13 @@ def test_a_regrouping_is_a_change_even_with_the_same_paths():
         "the volatile paths are grouped differently: a generated value is reused in other "
         "places than recorded"]
     assert describe_change(recorded, {"$.b": "x", "$.a": "x"}) == []
+
+
+def test_the_table_in_docs_normalization_is_the_shipped_corpus_s():
+    from conformance._paths import corpus_root
+    from conformance.corpus.cases import Corpus
+    from conformance.maintenance.volatility import markdown_rows, paths_by_stage
+
+    docs = (corpus_root().parent / "docs" / "normalization.md").read_text(encoding="utf-8")
+    rows = markdown_rows(paths_by_stage(Corpus()))
+    assert rows and rows in docs

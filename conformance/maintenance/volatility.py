@@ -14,7 +14,10 @@ from typing import Any
 
 import orjson
 
-from conformance.corpus.jsonpath import get, json_path, parse
+from conformance.corpus.cases import Corpus
+from conformance.corpus.goldens import golden_paths, read_golden
+from conformance.corpus.jsonpath import generalize, get, json_path, parse
+from conformance.corpus.stages import stage_sort_key
 
 DAY_MS = 24 * 60 * 60 * 1000
 
@@ -118,3 +121,26 @@ def describe_change(recorded: Mapping[str, str], found: Mapping[str, str]) -> li
         problems.append("the volatile paths are grouped differently: a generated value is "
                         "reused in other places than recorded")
     return problems
+
+
+def paths_by_stage(corpus: Corpus) -> dict[str, list[str]]:
+    """Every volatile path recorded in the corpus's goldens, list positions as ``[*]``,
+    per stage in stage order: the table docs/normalization.md shows."""
+    found: dict[str, set[str]] = {}
+    for case in corpus.cases:
+        for path in golden_paths(case):
+            stage = path.stem
+            volatile = read_golden(case, stage).volatile
+            if volatile:
+                found.setdefault(stage, set()).update(generalize(p) for p in volatile)
+    return {stage: sorted(found[stage]) for stage in sorted(found, key=stage_sort_key)}
+
+
+def markdown_rows(table: Mapping[str, list[str]]) -> str:
+    """``| stage | paths |`` rows, one per stage."""
+    return "\n".join(f"| `{stage}` | " + ", ".join(f"`{p}`" for p in paths) + " |"
+                     for stage, paths in table.items())
+
+
+if __name__ == "__main__":  # python -m conformance.maintenance.volatility: the table's rows
+    print(markdown_rows(paths_by_stage(Corpus())))
