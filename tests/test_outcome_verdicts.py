@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -71,3 +72,38 @@ def test_where_pi_misbehaves_the_verdict_never_depends_on_the_answer(golden, ans
     result = verdict("reference-misbehaves", golden, answer)
     assert result.status == "info"
     assert "not judged" in result.message
+
+
+def test_a_run_shows_as_documented_in_every_renderer_and_the_matrix(corpus_dir: Path, fake):
+    from helpers import run_spec
+    from report_fixtures import build
+
+    from conformance.corpus.cases import Corpus
+    from conformance.judging.runner import Selection
+    from conformance.reporting import matrix
+    from conformance.reporting.renderers import RENDERERS
+
+    meta = corpus_dir / "cases" / "small" / "alpha" / "case.toml"
+    meta.write_text(meta.read_text() + 'outcome = "pi-contradicts-docs"\ndiscrepancy = "demo"\n'
+                    'reason = "the docs say system, Pi says otherwise"\n')
+    (corpus_dir / "discrepancies").mkdir()
+    (corpus_dir / "discrepancies" / "demo.toml").write_text(
+        'id = "demo"\ncases = ["small.alpha"]\n[check]\ncase = "small.alpha"\n')
+    corpus = Corpus(corpus_dir)
+    assert corpus.lint_outcome(corpus.select(["small.alpha"])[0]) == []
+    outcome = run_spec(corpus, fake("wrong", "--stage", "context"),
+                       selection=Selection(stages=("context",)))
+    statuses = {r.case: r.status for r in outcome.results}
+    assert statuses == {"small.alpha": "as-documented", "small.beta": "fail",
+                        "small.delta": "fail", "small.gamma": "fail"}
+    alpha = outcome.by_key[("small.alpha", "context")]
+    assert alpha.differences and alpha.outcome == "pi-contradicts-docs"
+
+    report, _ = build(outcome.results)  # written and read back, as every consumer gets it
+    assert report.status_counts().as_documented == 1
+    for name, render in RENDERERS.items():
+        text = render(report)
+        assert "as documented" in text or "as-documented" in text or \
+            '"as_documented": 1' in text, name
+    cell = matrix._cell(Counter(r.status for r in outcome.results))
+    assert cell["as-documented"] == 1 and cell["fail"] == 3

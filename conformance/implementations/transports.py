@@ -4,8 +4,10 @@ reference. ``specs.resolve`` turns an ``--impl`` value into one of them.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
+import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -85,6 +87,7 @@ class PersistentImplementation(Implementation):
         self.teardown = teardown
         self.isolated_env = dict(isolated_env) if isolated_env is not None else None
         self.connection: ProcessConnection | None = None
+        self._spare: _Spare | None = None
         self.restarts = 0
 
     @property
@@ -112,14 +115,22 @@ class PersistentImplementation(Implementation):
 
     def run_isolated(self, request: dict[str, Any], timeout: float) -> Any:
         """With ``isolated_env``: a process of its own for this one request (its heap capped,
-        say), killed afterwards whatever happened; the main process is never disturbed."""
+        say), killed afterwards whatever happened; the main process is never disturbed.
+
+        Starting one costs as much as the request: the next is started in the background
+        as soon as this one is done, while the main process answers other cases.
+        """
         if self.isolated_env is None:
             return self.run(request, timeout)
-        connection, _ = self._open(self.isolated_env)
+        spare, self._spare = self._spare, None
+        connection = spare.take() if spare is not None else None
+        if connection is None:
+            connection = self._open(self.isolated_env)[0]
         try:
             return connection.ask(request, timeout)
         finally:
             connection.kill()
+            self._spare = _Spare(lambda: self._open(self.isolated_env)[0])
 
     def start(self) -> protocol.Hello:
         self.hello = self._connect()
@@ -147,11 +158,36 @@ class PersistentImplementation(Implementation):
             raise
 
     def close(self) -> None:
+        if self._spare is not None:
+            self._spare.discard()
+            self._spare = None
         if self.connection is not None:
             self.connection.close()
             self.connection = None
         if self.teardown is not None:
             self.teardown()
+
+
+class _Spare:
+    """A process being started on a thread, for the next isolated request."""
+
+    def __init__(self, open_connection: Callable[[], ProcessConnection]):
+        self.connection: ProcessConnection | None = None
+        self.thread = threading.Thread(target=self._start, args=(open_connection,), daemon=True)
+        self.thread.start()
+
+    def _start(self, open_connection: Callable[[], ProcessConnection]) -> None:
+        with contextlib.suppress(ImplementationError):  # then the next request starts its own
+            self.connection = open_connection()
+
+    def take(self) -> ProcessConnection | None:
+        self.thread.join()
+        return self.connection
+
+    def discard(self) -> None:
+        connection = self.take()
+        if connection is not None:
+            connection.kill()
 
 
 class OneShotImplementation(Implementation):
