@@ -28,7 +28,15 @@ from conformance._paths import SCHEMA_DIR, corpus_root
 from conformance.corpus.stages import ALL_STAGES, DEFAULT_STAGES, api_of
 from conformance.errors import CorpusError
 
-OUTCOMES = ("required", "implementation-defined", "reference-misbehaves")
+# What Pi does on a case, and so what an answer that differs from Pi's means
+# (docs/corpus.md, "Outcome classes"): required (it is wrong), implementation-defined (an
+# accident nobody need copy), reference-misbehaves (Pi hangs or crashes), pi-throws-on-valid-
+# input (Pi rejects what its docs call valid), pi-contradicts-docs (Pi does not do what its docs
+# say; a record under corpus/discrepancies/ says how).
+OUTCOMES = ("required", "implementation-defined", "reference-misbehaves",
+            "pi-throws-on-valid-input", "pi-contradicts-docs")
+# The classes where an answer that follows Pi's docs instead of Pi is ``as-documented``.
+DOCUMENTED_OUTCOMES = ("pi-throws-on-valid-input", "pi-contradicts-docs")
 _TOML_POSITION = re.compile(r"\(at line (\d+), column \d+\)")
 
 
@@ -65,6 +73,8 @@ class Case:
     clauses: tuple[str, ...] = ()
     description: str = ""
     outcome: str = "required"
+    reason: str = ""
+    discrepancy: str = ""
     declared_stages: tuple[str, ...] | None = None
     options: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
     source: str = ""
@@ -266,6 +276,8 @@ class Corpus:
             clauses=tuple(meta.get("clauses", ())),
             description=meta.get("description", ""),
             outcome=meta.get("outcome", "required"),
+            reason=meta.get("reason", ""),
+            discrepancy=meta.get("discrepancy", ""),
             declared_stages=tuple(stages) if stages is not None else None,
             options=meta.get("options", {}),
             source=meta.get("source", ""),
@@ -313,6 +325,48 @@ class Corpus:
         options.setdefault("cwd", "/pi-conformance/cwd")
         return options
 
+    def discrepancy_record(self, record: str) -> dict[str, Any] | None:
+        """``discrepancies/<record>.toml``, or None when there is no such record."""
+        path = self.root / "discrepancies" / f"{record}.toml"
+        return read_toml(path) if path.is_file() else None
+
+    def lint_outcome(self, case: Case) -> list[CorpusError]:
+        """A case that says Pi contradicts its docs must name the record that shows it."""
+        if case.outcome != "pi-contradicts-docs":
+            return []
+        record = self.discrepancy_record(case.discrepancy)
+        if record is None:
+            return [CorpusError(
+                f"discrepancy {case.discrepancy!r} is not a record under corpus/discrepancies/; "
+                "a case of outcome pi-contradicts-docs names the record of the contradiction",
+                path=case.metadata_path, line=_key_line(case.metadata_path, "discrepancy"))]
+        if case.id not in record.get("cases", []):
+            return [CorpusError(
+                f"discrepancy record {case.discrepancy!r} does not list this case in its cases",
+                path=case.metadata_path, line=_key_line(case.metadata_path, "discrepancy"))]
+        return []
+
+    def lint_records(self, cases: list[Case]) -> list[CorpusError]:
+        """The case a discrepancy record checks is where Pi contradicts its docs: its outcome
+        must say so, or an implementation that follows the docs there fails like a wrong one."""
+        by_id = {case.id: case for case in cases}
+        problems = []
+        for path in sorted((self.root / "discrepancies").glob("*.toml")):
+            try:
+                record = read_toml(path)
+            except CorpusError as exc:
+                problems.append(exc)
+                continue
+            checked = by_id.get(record.get("check", {}).get("case", ""))
+            if checked is None or record.get("resolved"):
+                continue
+            if checked.outcome not in DOCUMENTED_OUTCOMES or checked.discrepancy != path.stem:
+                problems.append(CorpusError(
+                    f"case {checked.id} is where this record shows Pi contradicting its docs; "
+                    f"give it outcome = \"pi-contradicts-docs\", discrepancy = \"{path.stem}\" "
+                    "and a reason", path=checked.metadata_path))
+        return problems
+
     def lint(self) -> list[CorpusError]:
         """Every structural problem: metadata, vocabulary, ids, missing and orphan goldens."""
         cases, problems = self.load_all()
@@ -321,6 +375,7 @@ class Corpus:
         except CorpusError as exc:
             problems.append(exc)
         problems.extend(duplicate_ids(cases))
+        problems.extend(self.lint_records(cases))
         for case in cases:
             for feature in case.features:
                 if feature not in self.features:
@@ -337,6 +392,7 @@ class Corpus:
                     problems.append(CorpusError(
                         f"unknown clause {clause!r} (not in clauses/*.toml)",
                         path=case.metadata_path))
+            problems.extend(self.lint_outcome(case))
             if "events" in case.stages and not case.events_path.is_file():
                 problems.append(CorpusError(
                     "the case has the events stage but no events.jsonl", path=case.directory))

@@ -4,10 +4,12 @@ reference. ``specs.resolve`` turns an ``--impl`` value into one of them.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
+import threading
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +52,14 @@ class Implementation(ABC):
     def restart(self) -> None:  # noqa: B027 (an optional hook: one-shot needs none)
         """Recover after a failed run; the next ``run`` must work as before."""
 
+    #: True when ``run_isolated`` uses a process of its own, so a failure there leaves this
+    #: implementation running (nothing to restart).
+    isolates_misbehaving = False
+
+    def run_isolated(self, request: dict[str, Any], timeout: float) -> Any:
+        """Run a case on which Pi itself misbehaves; by default like any other."""
+        return self.run(request, timeout)
+
     def close(self) -> None:  # noqa: B027 (an optional hook)
         """Release whatever ``start`` acquired."""
 
@@ -72,34 +82,71 @@ class PersistentImplementation(Implementation):
     def __init__(self, spec: str, command: Sequence[str], *, cwd: Path | None = None,
                  env: dict[str, str] | None = None,
                  setup: Callable[[], dict[str, str]] | None = None,
-                 teardown: Callable[[], None] | None = None):
+                 teardown: Callable[[], None] | None = None,
+                 isolated_env: Mapping[str, str] | None = None):
         self.spec = spec
         self.command = list(command)
         self.cwd = cwd
         self.env = env
         self.setup = setup
         self.teardown = teardown
+        self.isolated_env = dict(isolated_env) if isolated_env is not None else None
         self.connection: ProcessConnection | None = None
+        self._spare: _Spare | None = None
         self.restarts = 0
         self.aborted = False
 
-    def _connect(self) -> protocol.Hello:
+    @property
+    def isolates_misbehaving(self) -> bool:  # type: ignore[override]
+        return self.isolated_env is not None
+
+    def _open(self, extra_env: Mapping[str, str] | None = None, *, main: bool = False
+              ) -> tuple[ProcessConnection, protocol.Hello]:
+        """Start a process and take its hello; the ``main`` one is ``self.connection`` from
+        the start, so that :meth:`abort` can reach it while it starts."""
         if self.aborted:
             raise ImplementationError(f"{self.spec}: stopped")
         env = self.env
         if self.setup is not None:
             env = {**(env or os.environ), **self.setup()}
-        connection = self.connection = ProcessConnection(self.command, cwd=self.cwd, env=env)
+        if extra_env:
+            env = {**(env or os.environ), **extra_env}
+        connection = ProcessConnection(self.command, cwd=self.cwd, env=env)
+        if main:
+            self.connection = connection
         if self.aborted:  # aborted while it started: abort() may not have seen it
             connection.abort()
         try:
             answer = connection.ask(protocol.hello_request(), HELLO_TIMEOUT)
-            return protocol.Hello.parse(answer)
+            return connection, protocol.Hello.parse(answer)
         except ImplementationError as exc:
             connection.kill()
             if self.connection is connection:
                 self.connection = None
             raise ImplementationError(f"{self.spec}: handshake failed: {exc}") from None
+
+    def _connect(self) -> protocol.Hello:
+        self.connection, hello = self._open(main=True)
+        return hello
+
+    def run_isolated(self, request: dict[str, Any], timeout: float) -> Any:
+        """With ``isolated_env``: a process of its own for this one request (its heap capped,
+        say), killed afterwards whatever happened; the main process is never disturbed.
+
+        Starting one costs as much as the request: the next is started in the background
+        as soon as this one is done, while the main process answers other cases.
+        """
+        if self.isolated_env is None:
+            return self.run(request, timeout)
+        spare, self._spare = self._spare, None
+        connection = spare.take() if spare is not None else None
+        if connection is None:
+            connection = self._open(self.isolated_env)[0]
+        try:
+            return connection.ask(request, timeout)
+        finally:
+            connection.kill()
+            self._spare = _Spare(lambda: self._open(self.isolated_env)[0])
 
     def start(self) -> protocol.Hello:
         self.hello = self._connect()
@@ -140,11 +187,36 @@ class PersistentImplementation(Implementation):
             connection.abort()
 
     def close(self) -> None:
+        if self._spare is not None:
+            self._spare.discard()
+            self._spare = None
         connection, self.connection = self.connection, None
         if connection is not None:
             connection.close()
         if self.teardown is not None:
             self.teardown()
+
+
+class _Spare:
+    """A process being started on a thread, for the next isolated request."""
+
+    def __init__(self, open_connection: Callable[[], ProcessConnection]):
+        self.connection: ProcessConnection | None = None
+        self.thread = threading.Thread(target=self._start, args=(open_connection,), daemon=True)
+        self.thread.start()
+
+    def _start(self, open_connection: Callable[[], ProcessConnection]) -> None:
+        with contextlib.suppress(ImplementationError):  # then the next request starts its own
+            self.connection = open_connection()
+
+    def take(self) -> ProcessConnection | None:
+        self.thread.join()
+        return self.connection
+
+    def discard(self) -> None:
+        connection = self.take()
+        if connection is not None:
+            connection.kill()
 
 
 class OneShotImplementation(Implementation):
@@ -196,13 +268,17 @@ class OneShotImplementation(Implementation):
         return self._exchange(request, timeout)
 
 
-def reference() -> PersistentImplementation:
-    """The real Pi, with a private HOME and agent directory for each process it starts."""
+def reference(variation: Mapping[str, str] | None = None) -> PersistentImplementation:
+    """The real Pi, with a private HOME and agent directory for each process it starts.
+
+    ``variation``: the harness's ``PI_CONFORMANCE_*`` variables (seed, clock offset, scratch
+    tag) with which ``corpus regenerate`` finds the values Pi invents; none by default.
+    """
     installation = ref.require_installation()
-    setup, teardown = ref.sandbox_homes()
+    setup, teardown = ref.sandbox_homes(variation)
     return PersistentImplementation(
         "reference", installation.harness_command(), env=dict(os.environ), setup=setup,
-        teardown=teardown)
+        teardown=teardown, isolated_env=ref.MISBEHAVING_ENV)
 
 
 def python_callable(spec: str, target: str, *, cwd: Path | None = None) -> PersistentImplementation:

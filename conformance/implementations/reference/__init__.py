@@ -14,7 +14,7 @@ import os
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,6 +26,10 @@ MANIFEST = REFERENCE_DIR / "package.json"
 HARNESS = REFERENCE_DIR / "harness.mjs"
 MODELS_SCRIPT = REFERENCE_DIR / "models.mjs"
 INSTALL_HINT = "pi-conformance reference install"
+# Cases where Pi itself misbehaves (a parent cycle grows an array until the heap gives out) run
+# in a process of their own whose heap is capped, so they cost a second, not gigabytes.
+MISBEHAVING_HEAP_MB = 128
+MISBEHAVING_ENV = {"NODE_OPTIONS": f"--max-old-space-size={MISBEHAVING_HEAP_MB}"}
 PI_PACKAGES = (
     "@earendil-works/pi-coding-agent",
     "@earendil-works/pi-ai",
@@ -99,15 +103,20 @@ def sandbox_env(home: Path) -> dict[str, str]:
     return env
 
 
-def sandbox_homes() -> tuple[Callable[[], dict[str, str]], Callable[[], None]]:
-    """``(setup, teardown)``: a fresh private HOME per process started, all removed at the end."""
+def sandbox_homes(variation: Mapping[str, str] | None = None
+                  ) -> tuple[Callable[[], dict[str, str]], Callable[[], None]]:
+    """``(setup, teardown)``: a fresh private HOME per process started, all removed at the end.
+
+    ``variation`` (``PI_CONFORMANCE_*`` harness variables) is added after the sandbox drops
+    every ``PI_`` variable of the caller's environment, so only what is asked for applies.
+    """
     homes: list[str] = []
 
     def setup() -> dict[str, str]:
         home = tempfile.mkdtemp(prefix="pi-conformance-home-")
         homes.append(home)
         (Path(home) / "agent").mkdir()
-        return sandbox_env(Path(home))
+        return {**sandbox_env(Path(home)), **(variation or {})}
 
     def teardown() -> None:
         for home in homes:
