@@ -31,6 +31,7 @@ def _entries(session: bytes) -> int:
     return len([line for line in session.split(b"\n") if line.strip()]) - 1
 
 
+@pytest.mark.slow
 @pytest.mark.reference
 def test_the_fuzzer_finds_a_planted_bug_and_shrinks_it_to_a_small_session(shared_reference):
     with Differential(stats_double("buggy"), shared_reference) as differential:
@@ -99,6 +100,7 @@ def test_unknown_session_kinds_are_rejected():
         fuzz_sessions("nonsense")
 
 
+@pytest.mark.slow
 @pytest.mark.reference
 def test_the_cli_writes_a_shrunk_candidate_and_fails(tmp_path: Path,
                                                      monkeypatch: pytest.MonkeyPatch):
