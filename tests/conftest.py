@@ -8,6 +8,7 @@ import shutil
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -126,6 +127,33 @@ def pi(tmp_path_factory: pytest.TempPathFactory):
     runner = ReferenceRunner(tmp_path_factory.mktemp("pi"))
     yield runner
     runner.impl.close()
+
+
+class SharedReference:
+    """The session's Pi, handed to code that starts and closes what it is given (a
+    ``Differential``): ``start`` answers the hello already made and ``close`` leaves it
+    running for the next test. One request at a time: never both sides of one comparison."""
+
+    def __init__(self, impl: Any):
+        self.impl = impl
+        self.spec = impl.spec
+
+    def start(self) -> Any:
+        return self.impl.hello
+
+    def run(self, request: dict, timeout: float) -> Any:
+        return self.impl.run(request, timeout)
+
+    def restart(self) -> Any:
+        return self.impl.restart()
+
+    def close(self) -> None:
+        pass
+
+
+@pytest.fixture
+def shared_reference(pi: ReferenceRunner) -> SharedReference:
+    return SharedReference(pi.impl)
 
 
 # The ``reference`` marker cannot drift: a test without it that starts Pi or Node fails

@@ -72,6 +72,7 @@ def test_legacy_versions_are_one_or_two():
         legacy_sessions(3)
 
 
+@pytest.mark.slow
 def test_trees_reach_branches_retain_none_compactions_edits_and_labels():
     reach_all(sessions(), {
         "a branch": lambda s: any(e["parentId"] not in (None, p["id"])
