@@ -19,6 +19,7 @@ from conformance.cli.corpus import corpus
 from conformance.cli.fuzz import fuzz
 from conformance.cli.matrix import adapters, matrix
 from conformance.cli.reference import reference
+from conformance.cli.report import report
 from conformance.cli.reports import baseline, diff, render
 from conformance.cli.run import run
 from conformance.cli.smoke import smoke
@@ -54,7 +55,7 @@ def main() -> None:
 
 assert isinstance(main, SectionedGroup)
 main.add_section("Score an implementation", run, smoke, fuzz)
-main.add_section("Reports", render, diff, baseline, matrix)
+main.add_section("Reports", render, diff, baseline, report, matrix)
 main.add_section("Set up", reference, adapters)
 main.add_section("Maintain the corpus", corpus)
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from conformance.corpus.stages import CAPTURE_STAGES, SESSION_STAGES, api_of, stage_sort_key
+from conformance.corpus.stages import CAPTURE_STAGES, api_of, stage_sort_key
 from conformance.errors import ConformanceError, ImplementationError
 from conformance.implementations import protocol
 from conformance.implementations.transports import Implementation, reference
