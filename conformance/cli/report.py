@@ -28,12 +28,14 @@ def merge(paths: tuple[Path, ...], output: Path) -> None:
     the same corpus and implementation, no shard twice, none missing, no result in two.
     Exit 1 when the merged run failed, as run would have.
     """
+    from conformance.reporting.merge import load_shards
     from conformance.reporting.merge import merge as merge_reports
     from conformance.reporting.run import close_report, report_file
 
     with friendly_errors():
+        shards = load_shards(paths)
         with report_file(output) as (path, stream):
-            merged = merge_reports(list(paths), stream, path)
+            merged = merge_reports(shards, stream, path)
             close_report(stream, path)
     stderr().print(f"merged {len(paths)} shard(s): {len(merged.results)} result(s) -> {output}")
     sys.exit(EXIT_FAILED if merged.failed() else 0)

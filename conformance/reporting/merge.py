@@ -81,10 +81,16 @@ def check_shards(reports_by_path: Sequence[tuple[Path, Report]]) -> int:
     return count
 
 
-def merge(paths: Sequence[Path], stream: IO[bytes], out: Path | None = None) -> Report:
-    """Write the merged report of the shards in ``paths`` on ``stream``; returns it."""
+def load_shards(paths: Sequence[Path]) -> list[tuple[Path, Report]]:
+    """Read and check the shards' reports, before anything is written."""
     loaded = [(path, reports.read_report(path)) for path in paths]
     check_shards(loaded)
+    return loaded
+
+
+def merge(loaded: Sequence[tuple[Path, Report]], stream: IO[bytes],
+          out: Path | None = None) -> Report:
+    """Write the merged report of checked shards (``load_shards``) on ``stream``."""
     ordered = sorted(loaded, key=lambda item: _shard(item[1], item[0]).index)
     first = ordered[0][1].header
     header = dataclasses.replace(
