@@ -14,6 +14,7 @@ import copy
 import click
 
 from conformance import __version__
+from conformance.cli.compare import compare
 from conformance.cli.corpus import COMMANDS as CORPUS_COMMANDS
 from conformance.cli.corpus import corpus
 from conformance.cli.fuzz import fuzz
@@ -54,7 +55,7 @@ def main() -> None:
 
 
 assert isinstance(main, SectionedGroup)
-main.add_section("Score an implementation", run, smoke, fuzz)
+main.add_section("Score an implementation", run, compare, smoke, fuzz)
 main.add_section("Reports", render, diff, baseline, report, matrix)
 main.add_section("Set up", reference, adapters)
 main.add_section("Maintain the corpus", corpus)
