@@ -122,16 +122,32 @@ class _Entered:
               help="The case's permanent id (default: the candidate's slug in --area).")
 @click.option("--area", default="fuzz", show_default=True,
               help="Area for an --id without one.")
+@click.option("--anonymize", is_flag=True,
+              help="Replace the session's text, ids, paths, signatures and images by synthetic "
+                   "values of the same shape, and keep the case only if IMPL still differs "
+                   "from Pi the same way on it.")
+@click.option("--impl", "impl_spec", metavar="IMPL",
+              help=f"With --anonymize: the implementation that showed the difference "
+                   f"(default: the one the candidate names): {options.IMPL_SPECS}.")
 @options.CORPUS
-def promote(candidate: Path, case_id: str | None, area: str,
-            corpus_path: Path | None) -> None:
-    """Turn a fuzzer candidate into a corpus case.
+def promote(candidate: Path, case_id: str | None, area: str, anonymize: bool,
+            impl_spec: str | None, corpus_path: Path | None) -> None:
+    """Turn a fuzzer or compare candidate into a corpus case.
 
     Its goldens are written by the reference, as regenerate writes them.
     """
     from conformance.maintenance.promote import promote as add_to_corpus
 
     with friendly_errors():
-        case = add_to_corpus(candidate, load_corpus(corpus_path), case_id, area)
+        if anonymize:
+            from conformance.maintenance.anonymized_promotion import promote_anonymized
+
+            done = promote_anonymized(candidate, load_corpus(corpus_path), case_id, area,
+                                      impl_spec)
+            case = done.case
+            stderr().print("anonymized; the same difference on "
+                           + ", ".join(done.signatures))
+        else:
+            case = add_to_corpus(candidate, load_corpus(corpus_path), case_id, area)
     stderr().print(f"promoted {candidate} -> {case.directory} as {case.id} "
                    f"({len(case.stages)} golden(s) from the reference)")
