@@ -18,6 +18,7 @@ from conformance.cli import options
 from conformance.cli.support import EXIT_FAILED, friendly_errors, load_corpus, stderr
 
 if TYPE_CHECKING:
+    from conformance.corpus.shards import Shard
     from conformance.maintenance.fuzz import Differential
 
 
@@ -36,8 +37,9 @@ if TYPE_CHECKING:
 @options.TIMEOUT
 @click.option("-j", "--jobs", default=1, show_default=True, type=click.IntRange(1, 64),
               help="Pairs of processes (implementation and reference) answering at once.")
+@options.shard_option("each shard fuzzes its own seed, SEED*N+K-1; needs --seed")
 def fuzz(impl_spec: str, max_examples: int, seed: int | None, stages: tuple[str, ...],
-         kind: str, out: Path, timeout: float, jobs: int) -> None:
+         kind: str, out: Path, timeout: float, jobs: int, shard: Shard | None) -> None:
     """Fuzz IMPL against Pi with generated sessions.
 
     Each disagreement is shrunk and written as a candidate case in --out. Every session stage
@@ -48,6 +50,12 @@ def fuzz(impl_spec: str, max_examples: int, seed: int | None, stages: tuple[str,
     from conformance.maintenance.fuzz import Differential, fuzz_sessions, write_candidate
     from conformance.maintenance.fuzz import fuzz as run_fuzzer
 
+    if shard is not None:
+        if seed is None:
+            raise click.UsageError("--shard needs --seed, so that the shards draw disjoint "
+                                   "seeds (e.g. --seed $GITHUB_RUN_ID)")
+        seed = shard.seed(seed)
+        stderr().print(f"shard {shard}: seed {seed}")
     command = "pi-conformance fuzz " + shlex.join(
         ["--impl", impl_spec, "--max-examples", str(max_examples), "--sessions", kind]
         + (["--seed", str(seed)] if seed is not None else [])

@@ -19,9 +19,8 @@ def report() -> None:
 @report.command("merge")
 @click.argument("paths", nargs=-1, required=True, metavar="SHARD.jsonl...",
                 type=options.REPORT_FILE)
-@click.option("-o", "--output", required=True, metavar="FILE", type=options.REPORT_FILE,
-              help="Where the merged report is written.")
-def merge(paths: tuple[Path, ...], output: Path) -> None:
+@options.OUTPUT
+def merge(paths: tuple[Path, ...], output: Path | None) -> None:
     """Merge the reports of run/compare --shard K/N into one report.
 
     Refused (exit 2, naming the file) unless the reports are shards 1 to N of one run:
@@ -37,5 +36,8 @@ def merge(paths: tuple[Path, ...], output: Path) -> None:
         with report_file(output) as (path, stream):
             merged = merge_reports(shards, stream, path)
             close_report(stream, path)
-    stderr().print(f"merged {len(paths)} shard(s): {len(merged.results)} result(s) -> {output}")
+            if output is None:
+                sys.stdout.buffer.write(path.read_bytes())
+    stderr().print(f"merged {len(paths)} shard(s): {len(merged.results)} result(s)"
+                   + (f" -> {output}" if output else ""))
     sys.exit(EXIT_FAILED if merged.failed() else 0)
