@@ -23,6 +23,7 @@ import shutil
 import tempfile
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -179,9 +180,14 @@ def compare(request: CompareRequest) -> CompareOutcome:
     baseline = Baseline.load(request.baseline) if request.baseline else Baseline()
     impl = resolve(request.impl_spec)
     with contextlib.ExitStack() as stack:
-        oracle = stack.enter_context(ReferenceOracle(stage_timeout=request.timeout))
         stack.callback(impl.close)
-        hello = impl.start()
+        # Both start side by side: a Node handshake can take seconds on a loaded machine.
+        with ThreadPoolExecutor(1) as pool:
+            starting = pool.submit(impl.start)
+            try:
+                oracle = stack.enter_context(ReferenceOracle(stage_timeout=request.timeout))
+            finally:
+                hello = starting.result()
         stages = [s for s in oracle.stages if s in hello.stages
                   and (not request.stages or s in request.stages)]
         if not stages:
@@ -207,9 +213,16 @@ def compare(request: CompareRequest) -> CompareOutcome:
             total_bytes = sum(f.path.stat().st_size for f in mine) or 1
             done_bytes = 0
             started = time.perf_counter()
+            # Pi answers the next file while the implementation is judged on this one; at
+            # most two files' answers are held at once.
+            prefetch = stack.enter_context(ThreadPoolExecutor(1))
+            upcoming = prefetch.submit(oracle.answer, mine[0].path, stages) if mine else None
             for number, file in enumerate(mine, start=1):
                 began = time.perf_counter()
-                answers = oracle.answer(file.path, stages)
+                assert upcoming is not None
+                answers = upcoming.result()
+                upcoming = prefetch.submit(oracle.answer, mine[number].path, stages) \
+                    if number < len(mine) else None
                 provenance = _provenance(oracle, file, answers.sha256)
                 failing: list[StageResult] = []
                 with corpus.judged(file, answers.results, provenance) as case:
@@ -219,10 +232,14 @@ def compare(request: CompareRequest) -> CompareOutcome:
                         run.run([case], Selection(stages=tuple(stages)))
                     judged = run.writer.tally.results - before
                 run.runner.goldens.clear()
-                done_bytes += answers.size
+                del answers
+                done_bytes += file.path.stat().st_size
+                found: list[Candidate] = []
+                if failing and request.candidates is not None and upcoming is not None:
+                    upcoming.result()  # the shrinker needs the reference to itself
                 found = shrinker.handle(file, failing)
-                say(f"[{number}/{len(mine)}] {file.key}: {answers.size} bytes, {judged} "
-                    f"stage(s), {len(failing)} failing"
+                say(f"[{number}/{len(mine)}] {file.key}: {file.path.stat().st_size} bytes, "
+                    f"{judged} stage(s), {len(failing)} failing"
                     + (f", {len(found)} new candidate(s)" if found else "")
                     + f" ({time.perf_counter() - began:.1f}s; overall "
                       f"{100 * done_bytes // total_bytes}% of the bytes, "
