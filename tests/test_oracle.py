@@ -284,3 +284,30 @@ def test_merging_the_shards_of_a_reference_run_gives_the_unsharded_results(tmp_p
     assert results(merged) == results(whole)
     assert read_report(merged).footer.counts == read_report(whole).footer.counts
     assert all(read_report(s).results for s in shards)
+
+
+@pytest.mark.reference
+@pytest.mark.slow
+def test_compare_shards_split_the_files_and_merge_into_the_unsharded_report(tmp_path,
+                                                                          monkeypatch):
+    monkeypatch.syspath_prepend(str(FAKES))
+    monkeypatch.chdir(FAKES)
+    sessions = tmp_path / "sessions"
+    generated_sessions(sessions, count=6, with_bug=2)
+    runner = CliRunner()
+    common = ["compare", "--impl", "python:stats_impl:buggy", str(sessions), "--format", "json"]
+    whole = tmp_path / "whole.jsonl"
+    assert runner.invoke(main, [*common, "--report", str(whole)]).exit_code == 1
+    shards = [tmp_path / f"shard-{k}.jsonl" for k in (1, 2)]
+    for k, path in enumerate(shards, start=1):
+        done = runner.invoke(main, [*common, "--shard", f"{k}/2", "--report", str(path)])
+        assert done.exit_code in (0, 1), done.output
+    heads = [read_report(path).header for path in shards]
+    assert heads[0].corpus == heads[1].corpus == read_report(whole).header.corpus
+    assert {len(read_report(p).results) for p in shards} <= set(range(7))
+    merged = tmp_path / "merged.jsonl"
+    assert runner.invoke(main, ["report", "merge", *map(str, shards), "-o",
+                                str(merged)]).exit_code == 1
+    assert [(r.case, r.stage, r.status) for r in read_report(merged).results] == \
+        [(r.case, r.stage, r.status) for r in read_report(whole).sorted_results()]
+    assert "1 root cause(s)" in runner.invoke(main, common).stderr

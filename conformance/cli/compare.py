@@ -49,7 +49,7 @@ def compare(impl_spec: str, paths: tuple[Path, ...], stages: tuple[str, ...], ti
     --html, --baseline). Pi and IMPL only ever see copies. Exit 1 on a difference, 130 when
     interrupted.
     """
-    from conformance.maintenance.compare import CompareRequest
+    from conformance.maintenance.compare import CompareRequest, root_cause_lines
     from conformance.maintenance.compare import compare as run_compare
 
     def say(message: str) -> None:
@@ -62,6 +62,11 @@ def compare(impl_spec: str, paths: tuple[Path, ...], stages: tuple[str, ...], ti
             candidates=candidates, shard=shard, max_tests=max_tests, say=say))
         write_outputs(outcome.report, outputs)
     render_stdout(outcome.report, output_format)
+    causes = root_cause_lines(outcome.report)
+    if causes:
+        say(f"{len(causes)} root cause(s):")
+        for line in causes:
+            say(f"  {line}")
     for candidate in outcome.candidates:
         say(f"candidate: {candidate.directory} ({candidate.original_lines} -> "
             f"{candidate.lines} line(s); {', '.join(candidate.stages)})")

@@ -371,3 +371,18 @@ def write_candidate(out: Path, text: str, shows: dict[str, Signature], *, impl_s
         "differences": {stage: signature_json(shows[stage]) for stage in stages},
     }), encoding="utf-8")
     return directory
+
+
+def root_cause_lines(report: Report) -> list[str]:
+    """The report's failures grouped into root causes, as ``corpus discrepancies`` groups
+    them (``discrepancies.grouping``): one line each, with the files that show it."""
+    from conformance.maintenance.discrepancies.grouping import Target, root_causes
+
+    target = Target(key="compare", name=report.header.name)
+    target.add(report, Path(report.header.corpus.root))
+    lines = []
+    for cause in root_causes(target):
+        signature = "; ".join(f"{p} {k}" for p, k in sorted(cause.signatures[cause.stage]))
+        lines.append(f"{cause.id}: {', '.join(cause.stages)} on {len(cause.cases)} file(s): "
+                     f"{signature[:200]}")
+    return lines
