@@ -128,8 +128,8 @@ class _Entered:
 @click.argument("candidate", type=click.Path(path_type=Path, file_okay=False, exists=True))
 @click.option("--id", "case_id", metavar="AREA.SLUG",
               help="The case's permanent id (default: the candidate's slug in --area).")
-@click.option("--area", default="fuzz", show_default=True,
-              help="Area for an --id without one.")
+@click.option("--area", help="Area for an --id without one (default: the candidate's own, "
+                             "fuzz or compare).")
 @click.option("--anonymize", is_flag=True,
               help="Replace the session's text, ids, paths, signatures and images by synthetic "
                    "values of the same shape, and keep the case only if IMPL still differs "
@@ -138,7 +138,7 @@ class _Entered:
               help=f"With --anonymize: the implementation that showed the difference "
                    f"(default: the one the candidate names): {options.IMPL_SPECS}.")
 @options.CORPUS
-def promote(candidate: Path, case_id: str | None, area: str, anonymize: bool,
+def promote(candidate: Path, case_id: str | None, area: str | None, anonymize: bool,
             impl_spec: str | None, corpus_path: Path | None) -> None:
     """Turn a fuzzer or compare candidate into a corpus case.
 
@@ -147,6 +147,7 @@ def promote(candidate: Path, case_id: str | None, area: str, anonymize: bool,
     from conformance.maintenance.promote import promote as add_to_corpus
 
     with friendly_errors():
+        area = area or _candidate_area(candidate)
         if anonymize:
             from conformance.maintenance.anonymized_promotion import promote_anonymized
 
@@ -159,3 +160,15 @@ def promote(candidate: Path, case_id: str | None, area: str, anonymize: bool,
             case = add_to_corpus(candidate, load_corpus(corpus_path), case_id, area)
     stderr().print(f"promoted {candidate} -> {case.directory} as {case.id} "
                    f"({len(case.stages)} golden(s) from the reference)")
+
+
+def _candidate_area(candidate: Path) -> str:
+    """The area of the candidate's own id (``compare.compare-1a2b`` -> compare), else fuzz."""
+    import tomllib
+
+    try:
+        meta = tomllib.loads((candidate / "case.toml").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return "fuzz"  # promote itself says what is wrong with the candidate
+    area = str(meta.get("id", "")).split(".", 1)[0]
+    return area if area in ("fuzz", "compare") else "fuzz"

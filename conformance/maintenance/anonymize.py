@@ -101,6 +101,11 @@ class Anonymizer:
         return made
 
     def text(self, value: str) -> str:
+        """Runs rewritten; a provider prefix (``call_``) kept at the start of each part of a
+        composite id (``call_x|fc_y``)."""
+        return "|".join(self._part(part) for part in value.split("|"))
+
+    def _part(self, value: str) -> str:
         prefix = ""
         head, sep, rest = value.partition("_")
         if sep and head in ID_PREFIXES:

@@ -50,18 +50,19 @@ def source_kind(meta: dict[str, Any], extra: dict[str, Any]) -> str:
     return source if source in ("compare", "fuzz") else "candidate"
 
 
-def signatures(impl_spec: str, text: str, stages: tuple[str, ...], timeout: float
-               ) -> dict[str, Signature | None]:
-    """How the implementation departs from Pi on ``text``, per stage (fresh processes)."""
+def signatures(impl_spec: str, texts: list[str], stages: tuple[str, ...], timeout: float
+               ) -> list[dict[str, Signature | None]]:
+    """How the implementation departs from Pi on each text, per stage (one pair of fresh
+    processes for all of them)."""
     impl, ref = resolve(impl_spec), reference()
     with contextlib.ExitStack() as stack:
         for side in (impl, ref):
-            side.start()
             stack.callback(side.close)
+            side.start()
         oracle = Oracle(impl, ref, case_id="promote.anonymized", features=(),
                         options=request_options(stages), timeout=timeout)
         stack.callback(oracle.close)
-        return oracle.compare(text, stages)
+        return [oracle.compare(text, stages) for text in texts]
 
 
 def _spelled(found: dict[str, Signature | None]) -> dict[str, list[list[str]]]:
@@ -86,11 +87,11 @@ def promote_anonymized(candidate: Path, corpus: Corpus, requested_id: str | None
                           key=stage_sort_key))
     original = session_path.read_bytes().decode("utf-8", errors="replace")
     hidden = anonymize(original)
-    before = _spelled(signatures(spec, original, stages, timeout))
+    before, after = (_spelled(found) for found in
+                     signatures(spec, [original, hidden], stages, timeout))
     if not before:
         raise ConformanceError(f"{spec} no longer differs from Pi on this candidate: nothing "
                                "to promote", path=candidate)
-    after = _spelled(signatures(spec, hidden, stages, timeout))
     if after != before:
         raise ConformanceError(
             "the anonymized session does not show the same difference (before: "
