@@ -8,7 +8,10 @@ of at least ``--entries`` entries and ``--megabytes`` MB is run through
 2. ``pi-conformance compare --impl reference FILE`` (Pi against Pi: every stage judged),
 
 each under ``/usr/bin/time -v``: wall time and peak RSS (the largest of the command and the
-processes it waited for: Node's reference processes included).
+processes it waited for: Node's reference processes included). For comparison, the only route
+there was before these commands: a one-case temporary corpus holding the file, goldens written
+by ``corpus regenerate``, then ``run --impl reference``. Last, ``compare`` over a directory of
+``--copies`` copies of the file, to show that memory does not grow with the number of files.
 
     python benchmarks/bench_oracle.py [--entries 2000] [--megabytes 2]
 """
@@ -26,8 +29,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-WORDS = ("read the file and fix the failing test in the parser module then run the whole "
-         "suite again and tell me what changed since yesterday's build on the branch").split()
+WORDS = ("read", "the", "file", "and", "fix", "failing", "test", "in", "parser", "module",
+         "then", "run", "whole", "suite", "again", "tell", "me", "what", "changed", "since",
+         "yesterday's", "build", "on", "branch")
 
 
 def _text(rng: random.Random, size: int) -> str:
@@ -107,6 +111,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--entries", type=int, default=2000)
     parser.add_argument("--megabytes", type=float, default=2.0)
+    parser.add_argument("--copies", type=int, default=3)
     args = parser.parse_args()
     command = shutil.which("pi-conformance", path=os.path.dirname(sys.executable)) \
         or "pi-conformance"
@@ -131,8 +136,39 @@ def main() -> None:
         statuses = [r["status"] for r in results if r["type"] == "result"]
         print(f"compare --impl reference: {wall:.2f} s wall, peak RSS {rss} MB, exit {code}, "
               f"{statuses.count('pass')}/{len(statuses)} stages pass")
+        corpus = one_case_corpus(scratch / "corpus", session)
+        wall, rss, code = timed([command, "corpus", "regenerate", "--corpus", str(corpus)])
+        run_wall, run_rss, run_code = timed([command, "run", "--impl", "reference", "--corpus",
+                                             str(corpus), "-q", "--format", "json"])
+        print(f"before (temporary corpus): corpus regenerate {wall:.2f} s, peak RSS {rss} MB "
+              f"(exit {code}); run --impl reference {run_wall:.2f} s, peak RSS {run_rss} MB "
+              f"(exit {run_code}); together {wall + run_wall:.2f} s")
+        many = scratch / "many"
+        for copy in range(args.copies):
+            (many / f"day-{copy}").mkdir(parents=True)
+            shutil.copy(session, many / f"day-{copy}" / "session.jsonl")
+        wall, rss, code = timed([command, "compare", "--impl", "reference", str(many),
+                                 "--format", "json"])
+        print(f"compare --impl reference on {args.copies} copies: {wall:.2f} s wall, "
+              f"peak RSS {rss} MB, exit {code}")
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def one_case_corpus(root: Path, session: Path) -> Path:
+    """A corpus of one case holding ``session``: what a user had to build before."""
+    from conformance.corpus.cases import Corpus
+
+    shipped = Corpus().root
+    for name in ("features", "clauses"):
+        shutil.copytree(shipped / name, root / name)
+    shutil.copy(shipped / "models.json", root / "models.json")
+    case = root / "cases" / "mine" / "big"
+    case.mkdir(parents=True)
+    shutil.copy(session, case / "session.jsonl")
+    (case / "case.toml").write_text('id = "mine.big"\ntitle = "my session"\n'
+                                    'features = ["generated"]\n', encoding="utf-8")
+    return root
 
 
 if __name__ == "__main__":

@@ -109,7 +109,17 @@ class SessionFile:
 
 
 def session_files(paths: tuple[Path, ...]) -> list[SessionFile]:
-    return [SessionFile(path, session_key(path, paths)) for path in find_sessions(paths)]
+    """Every file with a key of its own (two directories of one name given together get
+    their full path's digest appended)."""
+    files: list[SessionFile] = []
+    keys: set[str] = set()
+    for path in find_sessions(paths):
+        key = session_key(path, paths)
+        if key in keys:
+            key += "#" + hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:8]
+        keys.add(key)
+        files.append(SessionFile(path, key))
+    return files
 
 
 def identity(files: list[SessionFile], reference_versions: dict[str, str]) -> CorpusIdentity:

@@ -26,6 +26,9 @@ from conformance.implementations.transports import Implementation, reference
 
 #: Seconds Pi may take for one stage of one file; a multi-megabyte session takes well under one.
 STAGE_TIMEOUT = 30.0
+#: Pi's process is restarted after it has read this much: V8 keeps the heap it grew on big
+#: files, so over a whole sessions tree its memory would only go up.
+RESTART_AFTER_BYTES = 32 * 1024 * 1024
 CWD = "/pi-conformance/cwd"
 SCHEMA = "pi-conformance/reference-run/1"
 _CHUNK = 1 << 20
@@ -57,13 +60,16 @@ def file_sha256(path: Path) -> str:
 
 
 def session_key(path: Path, roots: Iterable[Path]) -> str:
-    """A file's name for sharding and case ids: relative to the directory given that holds it
-    (the same on every CI machine), else its own path as given."""
+    """A file's name for sharding and case ids, the same on every CI machine: its path
+    relative to the directory given that holds it (under that directory's name when several
+    paths were given), else its own path as given."""
+    roots = list(roots)
     resolved = path.resolve()
     for root in roots:
-        root = root.resolve()
-        if root.is_dir() and resolved.is_relative_to(root):
-            return resolved.relative_to(root).as_posix()
+        base = root.resolve()
+        if base.is_dir() and resolved.is_relative_to(base):
+            relative = resolved.relative_to(base).as_posix()
+            return f"{base.name}/{relative}" if len(roots) > 1 else relative
     return path.as_posix()
 
 
@@ -113,6 +119,7 @@ class ReferenceOracle:
         self.stage_timeout = stage_timeout
         self.stages: list[str] = []
         self.options: dict[str, Any] = {}
+        self.read_since_start = 0
         self.scratch = Path(tempfile.mkdtemp(prefix="pi-conformance-oracle-"))
 
     def __enter__(self) -> ReferenceOracle:
@@ -160,6 +167,10 @@ class ReferenceOracle:
             results = self.ask_text(text.decode("utf-8", errors="replace"), asked)
         finally:
             copy.unlink(missing_ok=True)
+        self.read_since_start += len(text)
+        if self.read_since_start > RESTART_AFTER_BYTES:
+            self.read_since_start = 0
+            self._recover()
         return FileAnswers(path, sha, len(text), results, time.perf_counter() - started)
 
     def ask_text(self, text: str, stages: list[str]) -> dict[str, dict[str, Any]]:
