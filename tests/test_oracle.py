@@ -174,6 +174,22 @@ def test_merge_refuses_missing_overlapping_and_foreign_shards(tmp_path, corpus_d
     assert read_report(reports["a"]).header.selection.shard == "1/2"
 
 
+def test_compared_files_get_stable_distinct_keys_and_valid_case_ids(tmp_path):
+    from conformance.maintenance.compare import session_files
+
+    for name in ("a", "b"):
+        (tmp_path / name / "logs").mkdir(parents=True)
+        (tmp_path / name / "logs" / "s.jsonl").write_text("{}\n")
+        (tmp_path / name / "logs" / "notes.txt").write_text("not a session")
+    alone = session_files((tmp_path / "a",))
+    assert [f.key for f in alone] == ["logs/s.jsonl"]
+    both = session_files((tmp_path / "a", tmp_path / "b" / "logs"))
+    assert [f.key for f in both] == ["a/logs/s.jsonl", "logs/s.jsonl"]
+    same_name = session_files((tmp_path / "a" / "logs", tmp_path / "b" / "logs"))
+    assert len({f.key for f in same_name}) == 2 and len({f.case_id for f in same_name}) == 2
+    assert all(re.match(r"^compare\.[a-z0-9]+(-[a-z0-9]+)*$", f.case_id) for f in both)
+
+
 # -- with the reference ----------------------------------------------------------------------
 
 @pytest.mark.reference
@@ -311,3 +327,7 @@ def test_compare_shards_split_the_files_and_merge_into_the_unsharded_report(tmp_
     assert [(r.case, r.stage, r.status) for r in read_report(merged).results] == \
         [(r.case, r.stage, r.status) for r in read_report(whole).sorted_results()]
     assert "1 root cause(s)" in runner.invoke(main, common).stderr
+    known = tmp_path / "known.toml"
+    assert runner.invoke(main, ["baseline", "--write", str(whole), "-o",
+                                str(known)]).exit_code == 0
+    assert runner.invoke(main, [*common, "--baseline", str(known)]).exit_code == 0
