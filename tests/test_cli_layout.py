@@ -16,7 +16,8 @@ from conformance.cli.main import main
 from conformance.reporting.formats import FORMATS, RUN_STDOUT_FORMATS
 
 MAINTAINERS = ["capture", "check", "coverage", "discrepancies", "promote", "regenerate"]
-USERS = ["run", "smoke", "fuzz", "render", "diff", "baseline", "matrix", "reference", "adapters"]
+USERS = ["run", "compare", "smoke", "fuzz", "render", "diff", "baseline", "report", "matrix",
+         "reference", "adapters"]
 
 
 def every_command(group: click.Group = main, prefix: str = ""):
@@ -78,7 +79,7 @@ def test_a_shared_option_means_the_same_everywhere(flag, shared):
 def test_every_command_that_runs_an_implementation_for_a_case_has_the_same_timeout():
     timeouts = {path: option(command, "--timeout") for path, command in every_command()}
     assert {path for path, found in timeouts.items() if found is not None} == {
-        "run", "smoke", "fuzz", "matrix", "corpus discrepancies"}
+        "run", "compare", "smoke", "fuzz", "matrix", "corpus discrepancies"}
     assert options.DEFAULT_TIMEOUT == 30.0  # docs/protocol.md documents this default
 
 

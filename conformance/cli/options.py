@@ -8,6 +8,7 @@ The pytest plugin takes its help texts and defaults from here too.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -78,3 +79,28 @@ OUTPUT = click.option("-o", "--output", metavar="FILE",
                       type=click.Path(path_type=Path, dir_okay=False),
                       help="Write here instead of stdout.")
 REPORT_FILE = click.Path(path_type=Path, dir_okay=False)
+
+
+class ShardType(click.ParamType):
+    """``K/N`` -> a Shard (corpus/shards.py), with a usage error for anything else."""
+
+    name = "K/N"
+
+    def convert(self, value: object, param: click.Parameter | None,
+                ctx: click.Context | None) -> object:
+        from conformance.corpus.shards import Shard
+        from conformance.errors import ConformanceError
+
+        if isinstance(value, Shard):
+            return value
+        try:
+            return Shard.parse(str(value))
+        except ConformanceError as exc:
+            self.fail(exc.problem, param, ctx)
+
+
+def shard_option(what: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """``--shard K/N``: one part of a run split over a CI job matrix (docs/sharding.md)."""
+    return click.option("--shard", type=ShardType(), metavar="K/N",
+                        help=f"Only shard K of N ({what}); pi-conformance report merge joins "
+                             "the shards' reports.")

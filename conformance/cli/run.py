@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -17,6 +18,9 @@ from conformance.cli.support import (
     stderr,
 )
 from conformance.reporting.formats import RUN_STDOUT_FORMATS
+
+if TYPE_CHECKING:
+    from conformance.corpus.shards import Shard
 
 
 @click.command()
@@ -39,13 +43,14 @@ from conformance.reporting.formats import RUN_STDOUT_FORMATS
 @click.option("--validate-protocol", is_flag=True,
               help="Check every answer against the protocol's JSON Schemas.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
+@options.shard_option("a stable partition of the cases by id")
 @output_options
 @options.CORPUS
 def run(impl_spec: str, cases: tuple[str, ...], features: tuple[str, ...],
         stages: tuple[str, ...], apis: tuple[str, ...], jobs: int, timeout: float,
         max_restarts: int, baseline: Path | None, report_path: Path | None,
         output_format: str, validate_protocol: bool, quiet: bool,
-        corpus_path: Path | None, outputs: dict[str, Path]) -> None:
+        shard: Shard | None, corpus_path: Path | None, outputs: dict[str, Path]) -> None:
     """Score an implementation against the corpus.
 
     Exit 1 when a stage fails or errors (known failures aside) or a baseline entry is stale;
@@ -60,6 +65,7 @@ def run(impl_spec: str, cases: tuple[str, ...], features: tuple[str, ...],
             features=features, stages=stages, apis=apis, jobs=jobs, timeout=timeout,
             max_restarts=max_restarts, baseline=baseline, report_path=report_path,
             validate_protocol=validate_protocol, progress=not quiet and output_format == "terminal",
+            shard=shard,
         ))
         write_outputs(outcome.report, outputs)
         render_stdout(outcome.report, output_format)
