@@ -28,6 +28,9 @@ TOOL_RESULT_VARIANTS = ("tool-result-image", "tool-result-error", "tool-result-d
 USER_VARIANTS = ("image-user",)
 VARIANTS = ASSISTANT_VARIANTS + TOOL_RESULT_VARIANTS + USER_VARIANTS
 
+#: Short API names for case ids and narrow tables.
+API_SHORT = {"anthropic-messages": "anthropic", "openai-completions": "completions",
+             "openai-responses": "responses", "google-generative-ai": "google"}
 STOP_REASONS = ("stop", "length", "toolUse", "error", "aborted")
 REPLAYS = ("same", "other")
 REASONING = ("off", "on")

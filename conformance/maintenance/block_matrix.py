@@ -23,6 +23,7 @@ import tomli_w
 from conformance.corpus.cases import Corpus
 from conformance.corpus.stages import APIS
 from conformance.maintenance.block_axes import (
+    API_SHORT,
     NO_TOOL_RESULTS_AFTER,
     REASONING,
     REPLAYS,
@@ -33,8 +34,6 @@ from conformance.maintenance.block_axes import (
 )
 
 AREA = "matrix"
-API_SHORT = {"anthropic-messages": "anthropic", "openai-completions": "completions",
-             "openai-responses": "responses", "google-generative-ai": "google"}
 #: The "other model" of each target: another provider on another API.
 OTHER_API = {"anthropic-messages": "openai-responses", "openai-responses": "anthropic-messages",
              "openai-completions": "google-generative-ai",
