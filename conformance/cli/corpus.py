@@ -70,6 +70,9 @@ def check(lint_only: bool, skip_captures: bool, filters: tuple[str, ...],
           corpus_path: Path | None) -> None:
     """Lint the corpus; check every golden against the reference.
 
+    Sessions of [generate] cases are built again from their seed and compared with the
+    cached ones, --lint-only included.
+
     A golden is stale when the reference writes something else today; captures are
     re-recorded and compared too unless --skip-captures.
     """
@@ -84,6 +87,10 @@ def check(lint_only: bool, skip_captures: bool, filters: tuple[str, ...],
         for problem in problems:
             say.print(f"[red]lint:[/] {problem.describe()}", soft_wrap=True)
         stale: list[object] = []
+        for case in corpus.select(filters) if not problems else []:
+            if case.generated is not None and (reason := case.generated.verify()):
+                stale.append(case.id)
+                say.print(f"[red]stale:[/] {case.id}: {reason}", soft_wrap=True)
         if not problems and not lint_only:
             fresh_models = reference_models()
             if jsonio.read_json(corpus.root / "models.json") != fresh_models:

@@ -23,6 +23,7 @@ import jsonschema
 
 from conformance import jsonio
 from conformance._paths import SCHEMA_DIR, corpus_root
+from conformance.corpus.generated import GeneratedSession
 from conformance.corpus.stages import ALL_STAGES, DEFAULT_STAGES, api_of
 from conformance.errors import CorpusError
 
@@ -66,9 +67,13 @@ class Case:
     declared_stages: tuple[str, ...] | None = None
     options: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
     source: str = ""
+    generated: GeneratedSession | None = None
 
     @property
     def session_path(self) -> Path:
+        """The input; for a ``[generate]`` case, the cached build (made on first use)."""
+        if self.generated is not None:
+            return self.generated.ensure()
         return self.directory / "session.jsonl"
 
     @property
@@ -187,8 +192,13 @@ class Corpus:
             key = str(first.path[0]) if first.path else None
             raise CorpusError(f"invalid metadata at {where}: {first.message}", path=meta_path,
                               line=_key_line(meta_path, key))
-        if not (directory / "session.jsonl").is_file():
+        generated = (GeneratedSession.from_table(meta["generate"], meta_path)
+                     if "generate" in meta else None)
+        if generated is None and not (directory / "session.jsonl").is_file():
             raise CorpusError("the case has no session.jsonl", path=directory)
+        if generated is not None and (directory / "session.jsonl").is_file():
+            raise CorpusError("a [generate] case has no session.jsonl: its session is built "
+                              "from the seed", path=directory / "session.jsonl")
         stages = meta.get("stages")
         return Case(
             id=meta["id"],
@@ -201,6 +211,7 @@ class Corpus:
             declared_stages=tuple(stages) if stages is not None else None,
             options=meta.get("options", {}),
             source=meta.get("source", ""),
+            generated=generated,
         )
 
     @cached_property
