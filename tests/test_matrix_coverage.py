@@ -74,3 +74,9 @@ def test_coverage_json_has_the_matrix_and_follows_the_schema(tmp_path: Path):
     assert "text/anthropic-messages/stop/other/off" in matrix["empty"]
     assert matrix["cells"]["image-user/anthropic-messages/-/-/off"] == ["matrix.session-only"]
     assert matrix["beyond"] == {}
+
+
+def test_the_shipped_corpus_fills_every_cell_pi_can_produce():
+    corpus = Corpus()
+    matrix = compute_matrix(corpus, corpus.select(["matrix.*"]))
+    assert [cell.key for cell in matrix.empty] == []
