@@ -25,6 +25,7 @@ import jsonschema
 
 from conformance import jsonio
 from conformance._paths import SCHEMA_DIR, corpus_root
+from conformance.corpus.generated import GeneratedSession
 from conformance.corpus.stages import ALL_STAGES, DEFAULT_STAGES, api_of
 from conformance.errors import CorpusError
 
@@ -78,9 +79,13 @@ class Case:
     declared_stages: tuple[str, ...] | None = None
     options: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
     source: str = ""
+    generated: GeneratedSession | None = None
 
     @property
     def session_path(self) -> Path:
+        """The input; for a ``[generate]`` case, the cached build (made on first use)."""
+        if self.generated is not None:
+            return self.generated.ensure()
         return self.directory / "session.jsonl"
 
     @property
@@ -144,8 +149,6 @@ def _check_case_files(directory: Path) -> None:
     try:
         with os.scandir(directory) as scan:
             entries = {entry.name: entry for entry in scan}
-        if "session.jsonl" not in entries:
-            raise CorpusError("the case has no session.jsonl", path=directory)
         checked = [entries[name] for name in _CASE_FILES if name in entries]
         expected = entries.get("expected")
         if expected is not None and expected.is_dir(follow_symlinks=False):
@@ -267,6 +270,13 @@ class Corpus:
             raise CorpusError(f"invalid metadata at id: {meta['id']!r} does not match "
                               f"{self._id_pattern!r}", path=meta_path,
                               line=_key_line(meta_path, "id"))
+        generated = (GeneratedSession.from_table(meta["generate"], meta_path)
+                     if "generate" in meta else None)
+        if generated is None and not (directory / "session.jsonl").is_file():
+            raise CorpusError("the case has no session.jsonl", path=directory)
+        if generated is not None and (directory / "session.jsonl").is_file():
+            raise CorpusError("a [generate] case has no session.jsonl: its session is built "
+                              "from the seed", path=directory / "session.jsonl")
         stages = meta.get("stages")
         return Case(
             id=meta["id"],
@@ -281,6 +291,7 @@ class Corpus:
             declared_stages=tuple(stages) if stages is not None else None,
             options=meta.get("options", {}),
             source=meta.get("source", ""),
+            generated=generated,
         )
 
     @cached_property

@@ -60,7 +60,7 @@ def same_verdict(case: Case, golden_kind: str, answer_kind: str) -> bool:
 
 
 def provenance(hello: protocol.Hello, case: Case) -> dict[str, Any]:
-    return {
+    found = {
         "generator": ("pi-conformance reference harness "
                       "(conformance/implementations/reference/harness.mjs)"),
         "command": f"pi-conformance corpus regenerate {case.id}",
@@ -69,6 +69,10 @@ def provenance(hello: protocol.Hello, case: Case) -> dict[str, Any]:
         "harness_sha256": hashlib.sha256(HARNESS.read_bytes()).hexdigest(),
         "input_sha256": case.input_sha256(),
     }
+    if case.generated is not None:
+        # A [generate] case: the session was built from this seed, not read from the corpus.
+        found["session"] = case.generated.provenance()
+    return found
 
 
 class ReferenceSession:
