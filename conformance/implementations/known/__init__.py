@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from conformance._paths import writable
 from conformance.errors import ConformanceError
 from conformance.implementations import reference as ref
 from conformance.implementations.known.install import (
@@ -69,6 +70,7 @@ class Entry:
         if self.installer is None or self.needs_reference:
             installation = ref.default_installation()
             if not installation.is_complete():
+                writable(installation.prefix.parent)
                 print(f"{self.spec} needs the reference Pi: installing it into "
                       f"{installation.prefix}", file=sys.stderr, flush=True)
                 ref.install(on_line=on_line or _print_progress("reference"))
@@ -76,6 +78,7 @@ class Entry:
                 return Installed(installation.prefix, 0.0)
         assert self.installer is not None
         if not self.installer.is_installed() or force:
+            writable(self.installer.prefix.parent)
             print(f"installing {self.spec} into {self.installer.prefix} (first use)",
                   file=sys.stderr, flush=True)
         done = self.installer.install(force=force, on_line=on_line or _print_progress(self.spec))

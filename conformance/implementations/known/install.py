@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from conformance._paths import cache_root
+from conformance._paths import cache_root, writing_cache
 from conformance.errors import ConformanceError
 
 OnLine = Callable[[str], None]
@@ -90,11 +90,12 @@ class NpmPrefix:
                 "packages and Node 22 from the npm registry (e.g. apt-get install npm)")
         started = time.perf_counter()
         prefix = self.prefix
-        if prefix.exists():
-            shutil.rmtree(prefix)
-        prefix.mkdir(parents=True)
-        for pin in self.pins:
-            shutil.copy2(pin, prefix / pin.name)
+        with writing_cache():
+            if prefix.exists():
+                shutil.rmtree(prefix)
+            prefix.mkdir(parents=True)
+            for pin in self.pins:
+                shutil.copy2(pin, prefix / pin.name)
         with tempfile.TemporaryDirectory(prefix="pi-conformance-npm-") as home:
             env = {**os.environ, "npm_config_cache": str(Path(home) / "npm-cache")}
             env.pop("NODE_OPTIONS", None)
@@ -105,7 +106,8 @@ class NpmPrefix:
             raise AdapterInstallError(
                 f"{self.name}: npm installed no Node 22 binary for this platform "
                 f"({os.uname().machine}); the lockfile pins linux-x64, linux-arm64, darwin-x64")
-        (prefix / ".installed").write_text(pins_sha256(self.pins) + "\n")
+        with writing_cache():
+            (prefix / ".installed").write_text(pins_sha256(self.pins) + "\n")
         return Installed(prefix, time.perf_counter() - started)
 
 
@@ -136,9 +138,10 @@ class Virtualenv:
             return Installed(self.prefix, 0.0)
         started = time.perf_counter()
         prefix = self.prefix
-        if prefix.exists():
-            shutil.rmtree(prefix)
-        prefix.parent.mkdir(parents=True, exist_ok=True)
+        with writing_cache():
+            if prefix.exists():
+                shutil.rmtree(prefix)
+            prefix.parent.mkdir(parents=True, exist_ok=True)
         env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
         _stream([sys.executable, "-m", "venv", str(prefix)], cwd=prefix.parent, env=env,
                 what=f"creating the virtualenv for {self.name}", on_line=on_line)
@@ -146,5 +149,6 @@ class Virtualenv:
         _stream([str(self.python), "-m", "pip", "install", "--disable-pip-version-check",
                  "--no-deps", "--progress-bar", "off", "-r", str(self.pins[0])],
                 cwd=prefix, env=env, what=f"pip install for {self.name}", on_line=on_line)
-        (prefix / ".installed").write_text(pins_sha256(self.pins) + "\n")
+        with writing_cache():
+            (prefix / ".installed").write_text(pins_sha256(self.pins) + "\n")
         return Installed(prefix, time.perf_counter() - started)
