@@ -21,6 +21,7 @@ def reference_install(force: bool) -> None:
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
     from conformance.implementations import reference as ref
+    from conformance.implementations.known.install import worth_showing
 
     with friendly_errors():
         installation = ref.default_installation()
@@ -37,8 +38,8 @@ def reference_install(force: bool) -> None:
                     if "fetch" in line or "GET" in line:
                         fetched += 1
                     progress.update(task, description=f"npm ci: {fetched} fetches; {line[-70:]}")
-                    if not sys.stderr.isatty():
-                        stderr().print(line)
+                    if not sys.stderr.isatty() and worth_showing(line):
+                        stderr().print(line, markup=False, soft_wrap=True)
 
                 installation = ref.install(force=force, on_line=on_line)
         versions = installation.versions()

@@ -22,6 +22,7 @@ from conformance.implementations.known.install import (
     Installed,
     NpmPrefix,
     Virtualenv,
+    worth_showing,
 )
 
 ADAPTERS_DIR = Path(__file__).resolve().parent
@@ -30,13 +31,15 @@ __all__ = ["KNOWN", "AdapterInstallError", "Entry", "lookup"]
 
 
 def _print_progress(name: str) -> Callable[[str], None]:
-    """Install progress on stderr: a line per 20 fetches, every line when not a terminal."""
+    """Install progress on stderr: a line per 20 fetches, every line worth showing when not a
+    terminal."""
     count = 0
 
     def on_line(line: str) -> None:
         nonlocal count
         count += 1
-        if not sys.stderr.isatty() or count % 20 == 0:
+        terminal = sys.stderr.isatty()
+        if (terminal and count % 20 == 0) or (not terminal and worth_showing(line)):
             print(f"  [{name} install] {line[-110:]}", file=sys.stderr, flush=True)
 
     return on_line

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -28,6 +29,27 @@ OnLine = Callable[[str], None]
 
 class AdapterInstallError(ConformanceError):
     """An adapter's implementation could not be installed."""
+
+
+#: npm output nobody reading an install log needs: a line per file fetched, and warnings that
+#: the Node running npm (the system's) is older than packages it only downloads want; they
+#: run on the Node 22 the install brings. (``--loglevel http`` stays: the spinner counts the
+#: fetches, and a failure's tail shows the last requests.)
+_NPM_NOISE = re.compile(r"^npm (http fetch|warn EBADENGINE)", re.IGNORECASE)
+
+
+def worth_showing(line: str) -> bool:
+    """Whether an installer's output line is shown when stderr is not a terminal."""
+    return not _NPM_NOISE.match(line)
+
+
+def npm_command(npm: str, node: Path) -> list[str]:
+    """How to run ``npm``: with ``node`` (the reference's Node 22) when it is installed and
+    npm is a script it can run, so no package warns about the system's older Node."""
+    script = Path(npm).resolve()
+    if node.exists() and script.suffix in (".js", ".cjs"):
+        return [str(node), str(script)]
+    return [npm]
 
 
 def pins_sha256(files: Sequence[Path]) -> str:
@@ -99,8 +121,11 @@ class NpmPrefix:
         with tempfile.TemporaryDirectory(prefix="pi-conformance-npm-") as home:
             env = {**os.environ, "npm_config_cache": str(Path(home) / "npm-cache")}
             env.pop("NODE_OPTIONS", None)
-            _stream([npm, "ci", "--no-audit", "--no-fund", "--loglevel", "http",
-                     "--ignore-scripts"], cwd=prefix, env=env,
+            from conformance.implementations.reference import default_installation
+
+            node = default_installation().node
+            _stream([*npm_command(npm, node), "ci", "--no-audit", "--no-fund", "--loglevel",
+                     "http", "--ignore-scripts"], cwd=prefix, env=env,
                     what=f"npm ci for {self.name}", on_line=on_line)
         if not self.node.exists():
             raise AdapterInstallError(
