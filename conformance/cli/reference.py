@@ -28,6 +28,9 @@ def reference_install(force: bool) -> None:
         if installation.is_complete() and not force:
             stderr().print(f"already installed in {installation.prefix}")
         else:
+            if not sys.stderr.isatty():  # the spinner shows only on a terminal
+                stderr().print(f"installing Node 22 and the pinned Pi into "
+                               f"{installation.prefix} (npm ci, about a minute)", soft_wrap=True)
             columns = (SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn())
             with Progress(*columns, console=stderr(), transient=True) as progress:
                 task = progress.add_task("npm ci (pinned Pi and Node 22)")
