@@ -35,6 +35,7 @@ def test_reference_install_off_a_terminal_shows_no_fetches_and_no_engine_warning
     result = CliRunner().invoke(main, ["reference", "install"])
     assert result.exit_code == 0, result.output
     assert "http fetch" not in result.output and "EBADENGINE" not in result.output
+    assert "npm notice" not in result.output
     assert "installing Node 22 and the pinned Pi into" in result.output
     assert "added 30 packages in 2s" in result.output
     assert "reference ready in" in result.output

@@ -26,7 +26,7 @@ def reference_install(force: bool) -> None:
     with friendly_errors():
         installation = ref.default_installation()
         if installation.is_complete() and not force:
-            stderr().print(f"already installed in {installation.prefix}")
+            stderr().print(f"already installed in {installation.prefix}", soft_wrap=True)
         else:
             if not sys.stderr.isatty():  # the spinner shows only on a terminal
                 stderr().print(f"installing Node 22 and the pinned Pi into "
@@ -49,7 +49,7 @@ def reference_install(force: bool) -> None:
         versions["node"] = installation.node_version()
         for name, version in versions.items():
             stderr().print(f"  {name} {version}")
-        stderr().print(f"reference ready in {installation.prefix}")
+        stderr().print(f"reference ready in {installation.prefix}", soft_wrap=True)
 
 
 @reference.command("status")

@@ -119,7 +119,8 @@ class NpmPrefix:
             for pin in self.pins:
                 shutil.copy2(pin, prefix / pin.name)
         with tempfile.TemporaryDirectory(prefix="pi-conformance-npm-") as home:
-            env = {**os.environ, "npm_config_cache": str(Path(home) / "npm-cache")}
+            env = {**os.environ, "npm_config_cache": str(Path(home) / "npm-cache"),
+                   "npm_config_update_notifier": "false"}
             env.pop("NODE_OPTIONS", None)
             from conformance.implementations.reference import default_installation
 

@@ -150,7 +150,8 @@ def install(*, force: bool = False, on_line: Callable[[str], None] | None = None
         shutil.copy2(MANIFEST, prefix / "package.json")
         shutil.copy2(LOCKFILE, prefix / "package-lock.json")
     with tempfile.TemporaryDirectory(prefix="pi-conformance-npm-") as home:
-        env = {**os.environ, "npm_config_cache": str(Path(home) / "npm-cache")}
+        env = {**os.environ, "npm_config_cache": str(Path(home) / "npm-cache"),
+               "npm_config_update_notifier": "false"}
         env.pop("NODE_OPTIONS", None)
         command = [npm, "ci", "--no-audit", "--no-fund", "--loglevel", "http", "--ignore-scripts"]
         code, tail = stream_lines(command, cwd=prefix, env=env, on_line=on_line)
