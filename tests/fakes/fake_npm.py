@@ -26,5 +26,5 @@ for line in ("Unsupported engine {", "  package: 'p0@1.0.0',", "  required: { no
              "  current: { node: 'v20.20.2', npm: '10.8.2' }", "}"):
     print(f"npm warn EBADENGINE {line}", file=sys.stderr)
 print("\nadded 30 packages in 2s")
-if os.environ.get("npm_config_update_notifier") != "false":
+if os.environ.get("npm_config_update_notifier") != "false":  # noqa: SIM112 (npm spells it so)
     print("npm notice New minor version of npm available! 11.19.1 -> 11.21.2", file=sys.stderr)
