@@ -156,3 +156,23 @@ def test_a_second_worker_with_another_hello_refuses_the_run(corpus_dir, fake, tm
     assert "worker 2 answered a different hello than worker 1" in result.output
     assert "Traceback" not in result.output
     assert not report.exists()
+
+
+@pytest.mark.parametrize(("target", "said"), [
+    ("nomodule:x", "python:nomodule:x: python_host: No module named 'nomodule'"),
+    ("json:nothing", "python:json:nothing: python_host: json has no attribute 'nothing'"),
+    ("raises_on_import:impl", "python:raises_on_import:impl: python_host: importing "
+                              "raises_on_import raised RuntimeError: cannot find my "
+                              "configuration file"),
+    ("json", "python:json: expected python:MODULE:ATTRIBUTE"),
+    ("json:", "python:json:: expected python:MODULE:ATTRIBUTE"),
+])
+def test_a_python_target_that_cannot_be_loaded_is_one_line(corpus_dir, monkeypatch, target,
+                                                           said):
+    monkeypatch.chdir(FAKES)
+    result = CliRunner().invoke(main, ["run", "--impl", f"python:{target}", "--corpus",
+                                       str(corpus_dir), "-q"])
+    assert result.exit_code == 2, result.output
+    assert result.output.endswith("\n") and "Traceback" not in result.output
+    (line,) = result.output.splitlines()
+    assert line.startswith(f"error: {said}"), line

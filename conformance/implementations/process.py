@@ -40,6 +40,10 @@ class Timeout(ImplementationError):
 class Crashed(ImplementationError):
     """The implementation exited, or closed its stdin or stdout."""
 
+    #: its exit status, when it exited; and the tail of its stderr
+    code: int | None = None
+    stderr: str = ""
+
 
 class _StderrTail:
     """Drains stderr so the process never blocks on it; keeps the last STDERR_TAIL bytes."""
@@ -243,7 +247,10 @@ class ProcessConnection:
         tail = self.stderr.text().strip()
         if code is not None and "exit code" not in how:
             how = f"{how}; exit code {code}"
-        return Crashed(f"the implementation stopped: {how}" + (f"\n{tail[-2000:]}" if tail else ""))
+        crashed = Crashed(f"the implementation stopped: {how}"
+                          + (f"\n{tail[-2000:]}" if tail else ""))
+        crashed.code, crashed.stderr = code, tail
+        return crashed
 
     def close(self, grace: float = 2.0) -> bool:
         """Say bye, then make sure the process and its children are gone.

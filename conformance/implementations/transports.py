@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.errors import ImplementationError
-from conformance.implementations import protocol
+from conformance.implementations import protocol, python_host
 from conformance.implementations import reference as ref
 from conformance.implementations.process import (
     HELLO_TIMEOUT,
@@ -123,7 +123,11 @@ class PersistentImplementation(Implementation):
             connection.kill()
             if self.connection is connection:
                 self.connection = None
-            raise ImplementationError(f"{self.spec}: handshake failed: {exc}") from None
+            raise ImplementationError(self.handshake_failure(exc)) from None
+
+    def handshake_failure(self, exc: ImplementationError) -> str:
+        """What to say when the hello failed."""
+        return f"{self.spec}: handshake failed: {exc}"
 
     def _connect(self) -> protocol.Hello:
         self.connection, hello = self._open(main=True)
@@ -281,7 +285,19 @@ def reference(variation: Mapping[str, str] | None = None) -> PersistentImplement
         teardown=teardown, isolated_env=ref.MISBEHAVING_ENV)
 
 
+class PythonHostedImplementation(PersistentImplementation):
+    """A Python callable in a ``python_host`` child process."""
+
+    def handshake_failure(self, exc: ImplementationError) -> str:
+        if isinstance(exc, Crashed) and exc.code == python_host.LOAD_FAILED and exc.stderr:
+            # the host said in one line why it could not load the target: that line alone
+            return f"{self.spec}: {exc.stderr.splitlines()[-1]}"
+        return super().handshake_failure(exc)
+
+
 def python_callable(spec: str, target: str, *, cwd: Path | None = None) -> PersistentImplementation:
+    if python_host.split_target(target) is None:
+        raise ImplementationError(f"{spec}: expected python:MODULE:ATTRIBUTE, got {target!r}")
     command = [sys.executable, "-m", "conformance.implementations.python_host", target]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(cwd or Path.cwd()), *sys.path])}
-    return PersistentImplementation(spec, command, cwd=cwd, env=env)
+    return PythonHostedImplementation(spec, command, cwd=cwd, env=env)

