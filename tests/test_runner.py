@@ -274,3 +274,20 @@ def test_hanging_where_pi_itself_misbehaves_is_info_and_spends_no_restart(corpus
     assert "no answer within 1.5s" in gamma[0].message  # the required case gets the full timeout
     assert outcome.runner.restarts == 1
     assert time.monotonic() - started < 10
+
+
+def test_a_crash_on_the_last_case_is_restarted_when_the_next_run_brings_a_case(corpus, fake):
+    from conformance.implementations.specs import resolve
+    from conformance.judging.runner import Runner, RunSettings
+
+    runner = Runner(corpus, RunSettings(timeout=10))
+    impl = resolve(fake("crashing", "--on", "small.alpha"))
+    impl.start()
+    try:
+        first, second = [], []
+        runner.run([impl], corpus.select(["small.alpha"]), Selection(), first.append)
+        assert runner.restarts == 0  # nothing left to run: no restart
+        runner.run([impl], corpus.select(["small.beta"]), Selection(), second.append)
+        assert {r.status for r in second} == {"pass"} and runner.restarts == 1
+    finally:
+        impl.close()

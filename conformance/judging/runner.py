@@ -224,6 +224,8 @@ class Runner:
         self.goldens: dict[tuple[str, str], Golden] = {}
         self.restarts = 0
         self.abandoned: str | None = None
+        # Implementations (by id) whose last case failed: restarted before their next case.
+        self.pending_restarts: dict[int, tuple[str, bool]] = {}
 
     def plan(self, hello: protocol.Hello, cases: Iterable[Case],
              selection: Selection) -> list[Planned]:
@@ -323,6 +325,12 @@ class Runner:
                 emit(result)
             if not ask:
                 continue
+            # A failed process is restarted when it has a case to run, not after the last one
+            # (and still when the next run of this runner, as smoke does, brings one).
+            pending = self.pending_restarts.pop(id(impl), None)
+            if pending is not None and not self._restart(impl, budget, *pending):
+                work.put((seq, (case, ask, [])))  # reported as not run by ``run``
+                return
             try:
                 results, failure = self._run_case(impl, seq, case, ask, scratch)
             except Exception as exc:  # a bug of ours must not lose the rest of the run
@@ -332,19 +340,23 @@ class Runner:
                 failure = None
             for result in results:
                 emit(result)
-            if failure is None or not impl.persistent or work.empty():
-                continue  # nothing left to run: a restart would only cost time
-            if stop.is_set():  # interrupted: the failure was ours, no restart
-                return
-            if not budget.take(expected=case.outcome == "reference-misbehaves"):
-                self.abandoned = (f"gave up after {budget.limit} restart(s); the last "
-                                  f"failure: {failure}")
-                return
-            try:
-                impl.restart()
-            except ConformanceError as exc:
-                self.abandoned = f"the implementation could not be restarted: {exc}"
-                return
+            if failure is not None and impl.persistent:
+                self.pending_restarts[id(impl)] = (failure,
+                                                   case.outcome == "reference-misbehaves")
+
+    def _restart(self, impl: Implementation, budget: _RestartBudget, failure: str,
+                 expected: bool) -> bool:
+        """Restart ``impl`` after ``failure``; False when the run must give up on it."""
+        if not budget.take(expected=expected):
+            self.abandoned = (f"gave up after {budget.limit} restart(s); the last "
+                              f"failure: {failure}")
+            return False
+        try:
+            impl.restart()
+        except ConformanceError as exc:
+            self.abandoned = f"the implementation could not be restarted: {exc}"
+            return False
+        return True
 
     def _run_case(self, impl: Implementation, seq: int, case: Case, ask: list[str],
                   scratch: Path) -> tuple[list[StageResult], str | None]:

@@ -18,6 +18,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from conformance.judging.verdicts import Status
 from conformance.reporting.model import Report, summary
 from conformance.reporting.text import (
     INTERRUPTED_NOTE,
@@ -60,7 +61,7 @@ _VERDICT_STYLE = {"passed": "bold green", "failed": "bold red", "interrupted": "
 
 
 #: What a newcomer reads under the table: the statuses that never fail a run, explained.
-_NEVER_FAILS = (
+_NEVER_FAILS: tuple[tuple[Status, str], ...] = (
     ("skip", "skipped: a stage or feature the implementation does not claim"),
     ("info", "info: no behaviour is required there (Pi itself misbehaves, or it is "
              "implementation-defined)"),
