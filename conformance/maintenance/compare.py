@@ -244,7 +244,6 @@ def compare(request: CompareRequest) -> CompareOutcome:
                 run.runner.goldens.clear()
                 del answers
                 done_bytes += file.path.stat().st_size
-                found: list[Candidate] = []
                 if failing and request.candidates is not None and upcoming is not None:
                     upcoming.result()  # the shrinker needs the reference to itself
                 found = shrinker.handle(file, failing)
