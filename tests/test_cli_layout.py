@@ -16,6 +16,8 @@ from conformance.cli.main import main
 from conformance.reporting.formats import FORMATS, RUN_STDOUT_FORMATS
 
 MAINTAINERS = ["capture", "check", "coverage", "discrepancies", "promote", "regenerate"]
+# Corpus commands added after the grouping have no deprecated top-level alias.
+NEW_MAINTAINERS = ["block-matrix"]
 USERS = ["run", "compare", "smoke", "fuzz", "render", "diff", "baseline", "report", "matrix",
          "reference", "adapters"]
 
@@ -42,7 +44,7 @@ def test_help_groups_the_users_commands_apart_from_the_corpus_group():
     listed = [line.split()[0] for line in text.split("Score an implementation:")[1].splitlines()
               if line.startswith("  ")]
     assert sorted(listed) == sorted([*USERS, "corpus"])
-    assert sorted(corpus.commands) == MAINTAINERS
+    assert sorted(corpus.commands) == sorted(MAINTAINERS + NEW_MAINTAINERS)
 
 
 @pytest.mark.parametrize("name", MAINTAINERS)

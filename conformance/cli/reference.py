@@ -32,12 +32,16 @@ def reference_install(force: bool) -> None:
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
     from conformance.implementations import reference as ref
+    from conformance.implementations.known.install import worth_showing
 
     with friendly_errors():
         installation = ref.default_installation()
         if installation.is_complete() and not force:
-            stderr().print(f"already installed in {installation.prefix}")
+            stderr().print(f"already installed in {installation.prefix}", soft_wrap=True)
         else:
+            if not sys.stderr.isatty():  # the spinner shows only on a terminal
+                stderr().print(f"installing Node 22 and the pinned Pi into "
+                               f"{installation.prefix} (npm ci, about a minute)", soft_wrap=True)
             columns = (SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn())
             with Progress(*columns, console=stderr(), transient=True) as progress:
                 task = progress.add_task("npm ci (pinned Pi and Node 22)")
@@ -48,15 +52,15 @@ def reference_install(force: bool) -> None:
                     if "fetch" in line or "GET" in line:
                         fetched += 1
                     progress.update(task, description=f"npm ci: {fetched} fetches; {line[-70:]}")
-                    if not sys.stderr.isatty():
-                        stderr().print(line)
+                    if not sys.stderr.isatty() and worth_showing(line):
+                        stderr().print(line, markup=False, soft_wrap=True)
 
                 installation = ref.install(force=force, on_line=on_line)
         versions = installation.versions()
         versions["node"] = installation.node_version()
         for name, version in versions.items():
             stderr().print(f"  {name} {version}")
-        stderr().print(f"reference ready in {installation.prefix}")
+        stderr().print(f"reference ready in {installation.prefix}", soft_wrap=True)
 
 
 @reference.command("status")

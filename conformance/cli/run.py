@@ -12,8 +12,8 @@ from conformance.cli import options
 from conformance.cli.reports import output_options, render_stdout, write_outputs
 from conformance.cli.support import (
     EXIT_FAILED,
-    EXIT_INTERRUPTED,
     friendly_errors,
+    interrupted_exit_code,
     load_corpus,
     stderr,
 )
@@ -54,7 +54,8 @@ def run(impl_spec: str, cases: tuple[str, ...], features: tuple[str, ...],
     """Score an implementation against the corpus.
 
     Exit 1 when a stage fails or errors (known failures aside) or a baseline entry is stale;
-    130 when interrupted (the report and the renderings are still written, marked so).
+    130 when interrupted, 143 on SIGTERM (the report and the renderings are still written,
+    marked so).
     """
     from conformance.reporting.run import RunRequest, execute
 
@@ -67,8 +68,8 @@ def run(impl_spec: str, cases: tuple[str, ...], features: tuple[str, ...],
             shard=shard,
         ))
         write_outputs(outcome.report, outputs)
-    render_stdout(outcome.report, output_format)
+        render_stdout(outcome.report, output_format)
     if outcome.interrupted:
         stderr().print("interrupted")
-        sys.exit(EXIT_INTERRUPTED)
+        sys.exit(interrupted_exit_code())
     sys.exit(EXIT_FAILED if outcome.failed else 0)

@@ -135,6 +135,14 @@ def identity(files: list[SessionFile], reference_versions: dict[str, str]) -> Co
                           sha256=digest.hexdigest(), reference=(reference,) if reference else ())
 
 
+def link_or_copy(source: Path, target: Path) -> None:
+    """A regular file at ``target`` with ``source``'s bytes, as cheaply as possible."""
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copyfile(source, target)
+
+
 class ScratchCorpus:
     """The temporary corpus: one case per file, goldens only while the file is judged."""
 
@@ -147,9 +155,10 @@ class ScratchCorpus:
         for file in files:
             directory = root / "cases" / AREA / file.case_id.split(".", 1)[1]
             directory.mkdir(parents=True)
-            # A link, never a copy of every file up front: the runner and the reference
-            # only ever read it, and each copies it before handing it to anyone.
-            os.symlink(file.path.resolve(), directory / "session.jsonl")
+            # A hard link where the file system allows it, never a copy of every file up
+            # front: the runner and the reference only ever read it, and each copies it
+            # before handing it to anyone. Not a symbolic link: the corpus refuses those.
+            link_or_copy(file.path.resolve(), directory / "session.jsonl")
             self._write_meta(directory, file, "required")
             self.directories[file.key] = directory
         self.corpus = Corpus(root)

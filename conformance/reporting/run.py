@@ -21,7 +21,7 @@ from typing import IO, Any
 
 from conformance.corpus.cases import Case, Corpus
 from conformance.corpus.shards import Shard
-from conformance.errors import ConformanceError
+from conformance.errors import ConformanceError, ImplementationError
 from conformance.implementations.specs import resolve
 from conformance.implementations.transports import Implementation
 from conformance.judging.baseline import Baseline
@@ -150,15 +150,28 @@ def started(spec: str, jobs: int, first: Implementation | None = None
         with ThreadPoolExecutor(max_workers=max(1, len(wanted))) as pool:
             futures = [pool.submit(_start, impl) for impl in wanted]
             problems = []
-            for future, impl in zip(futures, wanted, strict=True):
-                try:
-                    instances.append(future.result())
-                except ConformanceError as exc:
-                    problems.append(exc)
-                    with contextlib.suppress(Exception):
-                        impl.close()
+            try:
+                for future, impl in zip(futures, wanted, strict=True):
+                    try:
+                        instances.append(future.result())
+                    except ConformanceError as exc:
+                        problems.append(exc)
+                        with contextlib.suppress(Exception):
+                            impl.close()
+            except BaseException:  # Ctrl-C: end the handshakes now, not at their timeout
+                for impl in wanted:
+                    impl.abort()
+                    if impl not in instances:
+                        instances.append(impl)  # closed below, like the started ones
+                raise
         if problems:
             raise problems[0]
+        for number, impl in enumerate(instances[1:], start=2):
+            changed = instances[0].hello.differences(impl.hello)
+            if changed:  # the run is planned from the first hello: refuse, never mix
+                raise ImplementationError(
+                    f"{spec}: worker {number} answered a different hello than worker 1 "
+                    f"({'; '.join(changed)}); every process must say the same")
         yield instances
     finally:
         for impl in instances:
