@@ -236,7 +236,8 @@ def test_compare_finds_shrinks_and_promotes_an_anonymized_planted_bug(tmp_path, 
     monkeypatch.syspath_prepend(str(FAKES))
     monkeypatch.chdir(FAKES)  # python:stats_impl:buggy is found from here
     sessions = tmp_path / "sessions"
-    generated_sessions(sessions, count=5, with_bug=2)
+    files = generated_sessions(sessions, count=5, with_bug=2)
+    untouched = {path: path.read_bytes() for path in files}
     candidates, report = tmp_path / "candidates", tmp_path / "compare.jsonl"
     junit = tmp_path / "compare.xml"
     result = CliRunner().invoke(main, [
@@ -249,6 +250,8 @@ def test_compare_finds_shrinks_and_promotes_an_anonymized_planted_bug(tmp_path, 
     assert len(failing) == 2 and {f.stage for f in failing} == {"stats"}
     assert any(d.path == "$.tokens.output" for d in failing[0].differences)
     assert "[5/5]" in result.stderr and "testcase" in junit.read_text()
+    assert {path: path.read_bytes() for path in files} == untouched
+    assert sorted(p for p in sessions.rglob("*") if p.is_file()) == sorted(files)
     found = sorted(candidates.iterdir())
     assert len(found) == 1, "one root cause, shrunk once"
     shrunk = (found[0] / "session.jsonl").read_bytes()

@@ -155,10 +155,9 @@ class ScratchCorpus:
         for file in files:
             directory = root / "cases" / AREA / file.case_id.split(".", 1)[1]
             directory.mkdir(parents=True)
-            # A hard link where the file system allows it, never a copy of every file up
-            # front: the runner and the reference only ever read it, and each copies it
-            # before handing it to anyone. Not a symbolic link: the corpus refuses those.
-            link_or_copy(file.path.resolve(), directory / "session.jsonl")
+            # An empty stand-in until the file's turn (the corpus needs a session for every
+            # case it lists), so a tree on another file system is never copied up front.
+            _stand_in(directory / "session.jsonl")
             self._write_meta(directory, file, "required")
             self.directories[file.key] = directory
         self.corpus = Corpus(root)
@@ -177,15 +176,29 @@ class ScratchCorpus:
         misbehaved = any("misbehaved" in result for result in results.values())
         if misbehaved:
             self._write_meta(directory, file, "reference-misbehaves")
-        case = self.corpus.load_case(directory)
+        session = directory / "session.jsonl"
         try:
+            # A hard link where the file system allows it, else a copy: the runner and the
+            # reference only ever read it, and each copies it before handing it to anyone.
+            # Not a symbolic link: the corpus refuses those.
+            session.unlink()
+            link_or_copy(file.path.resolve(), session)
+            case = self.corpus.load_case(directory)
             for stage, result in results.items():
                 write_golden(case, Golden(stage, result, provenance))
             yield case
         finally:
             shutil.rmtree(directory / "expected", ignore_errors=True)
+            _stand_in(session)
             if misbehaved:
                 self._write_meta(directory, file, "required")
+
+
+def _stand_in(session: Path) -> None:
+    """An empty file in place of a case's session. Unlinked first: writing through a hard
+    link would write the user's own file."""
+    session.unlink(missing_ok=True)
+    session.write_bytes(b"")
 
 
 def compare(request: CompareRequest) -> CompareOutcome:
@@ -253,7 +266,6 @@ def compare(request: CompareRequest) -> CompareOutcome:
                 run.runner.goldens.clear()
                 del answers
                 done_bytes += file.path.stat().st_size
-                found: list[Candidate] = []
                 if failing and request.candidates is not None and upcoming is not None:
                     upcoming.result()  # the shrinker needs the reference to itself
                 found = shrinker.handle(file, failing)
