@@ -31,6 +31,7 @@ def reference_install(force: bool) -> None:
     """Install Node 22 and the pinned Pi from the npm registry (npm ci of our lockfile)."""
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
+    from conformance._paths import writable
     from conformance.implementations import reference as ref
     from conformance.implementations.known.install import worth_showing
 
@@ -39,6 +40,7 @@ def reference_install(force: bool) -> None:
         if installation.is_complete() and not force:
             stderr().print(f"already installed in {installation.prefix}", soft_wrap=True)
         else:
+            writable(installation.prefix.parent)  # an unwritable cache: say only that
             if not sys.stderr.isatty():  # the spinner shows only on a terminal
                 stderr().print(f"installing Node 22 and the pinned Pi into "
                                f"{installation.prefix} (npm ci, about a minute)", soft_wrap=True)
