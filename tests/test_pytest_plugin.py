@@ -158,3 +158,20 @@ def test_an_interrupted_session_marks_the_reports_footer(pytester, setup, tmp_pa
     report = read_report(out)
     assert report.interrupted and report.failed()
     assert 0 < len(report.results) < 22
+
+
+def test_stages_claimed_given_their_input_are_fed_inside_pytest_too(pytester, setup):
+    import shlex
+    import sys
+    from pathlib import Path
+
+    recorder = Path(__file__).resolve().parent / "fakes" / "input_recorder.py"
+    record = setup["dir"] / "requests.jsonl"
+    command = [sys.executable, str(recorder), str(setup["corpus"]), "--record", str(record),
+               "--inputs", "prompt,request.openai-completions"]
+    result = pytester.runpytest("--pi-impl", "process:" + shlex.join(command), "--pi-corpus",
+                                str(setup["corpus"]), "-p", "no:cacheprovider",
+                                "--pi-stage", "prompt", "--pi-stage", "context")
+    result.assert_outcomes(passed=5)
+    lines = [json.loads(line) for line in record.read_text().splitlines()]
+    assert {tuple(sorted(line["inputs"])) for line in lines} == {("llm",)}

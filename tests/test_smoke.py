@@ -74,3 +74,13 @@ def test_smoke_of_something_unreachable_exits_2(corpus_dir):
 def test_the_reference_passes_smoke():
     result = CliRunner().invoke(main, ["smoke", "--impl", "reference"])
     assert result.exit_code == 0, result.output
+
+
+def test_an_adapter_fed_its_inputs_is_told_what_it_will_be_sent(corpus_dir, fake, tmp_path):
+    spec = fake("input_recorder", "--record", str(tmp_path / "r.jsonl"), "--inputs",
+                "request.openai-completions,prompt")
+    result = smoke_cli(corpus_dir, spec)
+    assert result.exit_code == 0, result.output
+    line = next(x for x in result.stdout.splitlines() if x.startswith("[pass] inputs"))
+    assert "2 stage(s) claimed given their input (prompt, request.openai-completions)" in line
+    assert "the goldens of llm, prompt" in line

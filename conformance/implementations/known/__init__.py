@@ -93,9 +93,7 @@ def _pi_command(scope: str) -> Callable[[Path], list[str]]:
 
 
 def _pi_ai_python_command(prefix: Path) -> list[str]:
-    front = ref.require_installation().harness_command()
-    return [str(prefix / "bin" / "python"), str(ADAPTERS_DIR / "pi-ai-python" / "adapter.py"),
-            "--", *front]
+    return [str(prefix / "bin" / "python"), str(ADAPTERS_DIR / "pi-ai-python" / "adapter.py")]
 
 
 def _ccusage_command(prefix: Path) -> list[str]:
@@ -115,10 +113,9 @@ KNOWN: tuple[Entry, ...] = (
           NpmPrefix("pi-mariozechner-0.73.1", ADAPTERS_DIR / "pi-mariozechner-0.73.1"),
           _pi_command("@mariozechner")),
     Entry("pi-ai-python", "1.6.0", "pi-ai-python from PyPI, a Python port of pi-ai", "python",
-          "prompt and request.<api>, on the LLM messages of the reference's llm stage "
-          "(it ports pi-ai only: no session layer)",
-          Virtualenv("pi-ai-python", ADAPTERS_DIR / "pi-ai-python"), _pi_ai_python_command,
-          needs_reference=True),
+          "prompt and request.<api>, given their input (the golden llm messages): it "
+          "ports pi-ai only, no session layer",
+          Virtualenv("pi-ai-python", ADAPTERS_DIR / "pi-ai-python"), _pi_ai_python_command),
     Entry("ccusage-pi", "18.0.11", "@ccusage/pi, a usage tracker, through its own CLI",
           "javascript", "stats, partially: token totals and cost (no message counts)",
           NpmPrefix("ccusage-pi", ADAPTERS_DIR / "ccusage-pi"), _ccusage_command),

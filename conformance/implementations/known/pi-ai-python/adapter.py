@@ -2,9 +2,10 @@
 
 Runs inside the adapter's own virtualenv, so it imports only the standard library and
 pi-ai-python. pi-ai-python is a port of pi-ai alone: it has no session manager and no
-``convertToLlm`` (those live in pi-coding-agent, which it does not port). So the LLM messages
-it works on come from a front end, the reference Pi's ``llm`` stage, started as a child
-process (the command after ``--``); pi-ai-python then answers what it really implements:
+``convertToLlm`` (those live in pi-coding-agent, which it does not port). So it claims its
+stages *given their input* (hello ``capabilities.inputs``, docs/protocol.md): the runner sends
+the golden ``llm`` messages of each case in the run request's ``inputs``, and pi-ai-python
+answers what it really implements:
 
 * ``prompt``: ``get_current_system_message`` / ``get_current_system_prompt``;
 * ``request.<api>``: the payload its ``stream_simple`` hands to ``on_payload``.
@@ -12,7 +13,7 @@ process (the command after ``--``); pi-ai-python then answers what it really imp
 Nothing here computes an answer: messages are decoded with pi-ai-python's own
 ``serialization`` module and its outputs encoded back with it.
 
-Usage: python adapter.py -- NODE HARNESS PREFIX   (the reference harness command)
+Usage: python adapter.py
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ from __future__ import annotations
 import asyncio
 import importlib
 import json
-import subprocess
 import sys
 from importlib.metadata import version
 from typing import Any
@@ -36,30 +36,6 @@ API_MODULES = {
     "google-generative-ai": "pi_ai.api.google_generative_ai",
 }
 STAGES = ["prompt", *(f"request.{api}" for api in API_MODULES)]
-
-
-class FrontEnd:
-    """The reference Pi, asked only for the ``llm`` stage: the input pi-ai works on."""
-
-    def __init__(self, command: list[str]):
-        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                        text=True)
-        self.ask({"cmd": "hello", "protocol": PROTOCOL})
-
-    def ask(self, message: dict[str, Any]) -> Any:
-        assert self.process.stdin is not None and self.process.stdout is not None
-        self.process.stdin.write(json.dumps(message) + "\n")
-        self.process.stdin.flush()
-        line = self.process.stdout.readline()
-        if not line:
-            raise RuntimeError("the front end (reference Pi) stopped")
-        return json.loads(line)
-
-    def llm(self, request: dict[str, Any]) -> dict[str, Any]:
-        answer = self.ask({**request, "stages": ["llm"]})
-        if "error" in answer:
-            raise RuntimeError("front end error: " + answer["error"].get("message", ""))
-        return answer["results"]["llm"]
 
 
 def prompt_stage(messages: list[Any]) -> dict[str, Any]:
@@ -117,12 +93,16 @@ async def request_stage(api: str, messages: list[Any], options: dict[str, Any]) 
     return {"rejected": {"message": reason}}
 
 
-def run(front: FrontEnd, request: dict[str, Any]) -> dict[str, Any]:
+def run(request: dict[str, Any]) -> dict[str, Any]:
     wanted = request.get("stages") or STAGES
     results: dict[str, Any] = {}
-    llm = front.llm(request)
+    llm = (request.get("inputs") or {}).get("llm")
+    if llm is None:
+        raise ValueError("no llm input in the run request (hello claims its stages with inputs)")
     if "output" not in llm:  # Pi rejected the session itself: so does every later stage
-        return {stage: llm for stage in wanted}
+        reason = llm.get("rejected") or {"message": f"the llm input is {next(iter(llm))}"}
+        return {stage: {"rejected": {"message": str(reason.get("message"))}}
+                for stage in wanted}
     messages = [message_from_dict(m) for m in llm["output"]]
     options = (request.get("options") or {}).get("request") or {}
     for stage in wanted:
@@ -150,17 +130,13 @@ def hello() -> dict[str, Any]:
             "dependencies": {name: version(name) for name in ("anthropic", "openai",
                                                               "google-genai", "httpx")},
         },
-        "capabilities": {"stages": STAGES},
+        "capabilities": {"stages": STAGES, "inputs": STAGES},
     }
 
 
 def main() -> None:
-    command = sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else []
-    if not command:
-        raise SystemExit("usage: adapter.py -- NODE HARNESS PREFIX (the reference harness)")
     out = sys.stdout
     sys.stdout = sys.stderr  # a stray print must not corrupt the answers
-    front: FrontEnd | None = None
     for line in sys.stdin:
         if not line.strip():
             continue
@@ -172,8 +148,7 @@ def main() -> None:
             answer: dict[str, Any] = hello()
         elif cmd == "run":
             try:
-                front = front or FrontEnd(command)
-                answer = {"seq": message.get("seq"), "results": run(front, message)}
+                answer = {"seq": message.get("seq"), "results": run(message)}
             except Exception as exc:
                 answer = {"seq": message.get("seq"),
                           "error": {"message": f"{type(exc).__name__}: {exc}"}}
@@ -181,8 +156,6 @@ def main() -> None:
             answer = {"seq": message.get("seq"), "error": {"message": f"unknown command {cmd!r}"}}
         out.write(json.dumps(answer) + "\n")
         out.flush()
-    if front is not None:
-        front.process.kill()
 
 
 if __name__ == "__main__":
