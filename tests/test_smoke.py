@@ -24,14 +24,14 @@ def test_a_correctly_wired_adapter_passes_every_check(corpus_dir, fake):
         "[pass] handshake", "[pass] stages", "[pass] features", "[pass] run small.alpha",
         "[pass] run small.beta", "[pass] bye"]
     assert "fake 0.0.0 (python) answered hello" in lines[0]
-    assert "11 stage(s) answered" in lines[3] and "11 match the golden" in lines[3]
+    assert "15 stage(s) answered" in lines[3] and "15 match the golden" in lines[3]
     assert lines[-1] == "smoke passed: 6 of 6 checks passed"
 
 
 def test_a_wrong_answer_is_not_a_smoke_failure_but_is_shown(corpus, fake):
     checks = smoke(fake("wrong", "--stage", "context"), corpus)
     run = next(c for c in checks if c.name == "run small.alpha")
-    assert run.ok and "10 match the golden, 1 differ" in run.detail
+    assert run.ok and "14 match the golden, 1 differ" in run.detail
 
 
 def test_a_garbled_hello_fails_the_handshake(corpus_dir):

@@ -58,7 +58,8 @@ class Selection:
     """Which cases and stages to run; empty means all.
 
     ``stages`` and ``apis`` add up: ``--stage context --api openai-responses`` runs the
-    context stage and request.openai-responses; ``--api`` alone runs only request stages.
+    context stage, request.openai-responses and wire.openai-responses; ``--api`` alone runs
+    only request and wire stages.
     """
 
     cases: tuple[str, ...] = ()
