@@ -35,6 +35,7 @@ const version = (name) => JSON.parse(readFileSync(join(pkgDir(name), "package.js
 // No network, ever: request stages stop at onPayload, wire stages are redirected to the
 // harness's own loopback server (wireRedirect), and this makes anything else fail loudly.
 const realFetch = globalThis.fetch;
+let wireTarget = null; // the loopback origin every fetch goes to while a wire stage runs
 globalThis.fetch = (input, init) => {
 	let url = new URL(typeof input === "string" || input instanceof URL ? input : input.url);
 	if (wireTarget !== null) [input, url] = wireRedirect(input, url);
@@ -212,7 +213,6 @@ const WIRE_HEADERS = [
 	"x-session-affinity",
 	"x-session-id",
 ];
-let wireTarget = null;
 let wireServerReady = null;
 const wireRequests = [];
 
