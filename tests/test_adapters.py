@@ -139,7 +139,10 @@ def test_pi_ai_python_answers_prompt_and_requests_only():
     hello, results = run_case("pi-ai-python")
     assert hello.implementation["language"] == "python"
     assert hello.stages == {"prompt", "request.anthropic-messages", "request.openai-completions",
-                            "request.openai-responses", "request.google-generative-ai"}
+                            "request.openai-responses", "request.google-generative-ai",
+                            "wire.anthropic-messages", "wire.openai-completions",
+                            "wire.openai-responses", "wire.google-generative-ai"}
+    assert hello.inputs == hello.stages  # fed the golden llm messages: no reference needed
     assert results["prompt"]["status"] == "pass"
     assert results["llm"]["status"] == "skip"
     assert {results[s]["status"] for s in hello.stages} <= {"pass", "fail"}

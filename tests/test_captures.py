@@ -132,6 +132,41 @@ def test_request_golden_continues_the_last_request_pi_sent(name: str):
         assert rest == {k: v for k, v in wire.items() if k != key}
 
 
+# The headers the fake provider records that are secrets: never in a wire golden.
+SECRET_HEADERS = ("authorization", "x-api-key", "x-goog-api-key")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_wire_golden_is_the_last_request_pi_sent_continued(name: str):
+    """The wire golden is the HTTP request for the whole final session, as pi-ai sends it:
+    same method, path and meaningful headers as the last request the real CLI sent, and the
+    same body but for the messages the reply appended (a prefix, as for the request golden)
+    and the cache marker that moves with the last user message (Anthropic)."""
+    from conformance.maintenance.captures.fake_provider import RECORDED_HEADERS
+
+    the_api = api(name)
+    sent = capture(name, "requests.jsonl")[-1]
+    expected = golden(name, f"wire.{the_api}")
+    assert (expected["method"], expected["path"]) == (sent["method"], sent["path"])
+    recorded = [h for h in RECORDED_HEADERS if h not in SECRET_HEADERS]
+    assert {h: v for h, v in expected["headers"].items() if h in recorded} == \
+        {h: v for h, v in sent["headers"].items() if h in recorded}
+    assert not set(expected["headers"]) & set(SECRET_HEADERS)
+    key = MESSAGES_KEY[the_api]
+    ours, theirs = expected["body"][key], sent["body"][key]
+    if the_api == "anthropic-messages":
+        assert theirs[-1]["content"][-1].get("cache_control") == {"type": "ephemeral"}
+        ours, theirs = without_cache_control(ours), without_cache_control(theirs)
+    assert ours[:len(theirs)] == theirs
+    final = capture(name, "session.jsonl")[-1]
+    if final.get("message", {}).get("stopReason") in ("error", "aborted"):
+        assert len(ours) == len(theirs)
+    else:
+        assert len(ours) > len(theirs)
+    rest = {k: v for k, v in expected["body"].items() if k != key}
+    assert rest == {k: v for k, v in sent["body"].items() if k != key}
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_no_pending_assistant_is_ever_persisted(name: str):
     stream = capture(name, "events.jsonl")

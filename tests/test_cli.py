@@ -35,7 +35,7 @@ def assert_unusable(result, *fragments: str) -> None:
 def test_a_correct_implementation_exits_0(corpus_dir, fake):
     result = run(corpus_dir, "--impl", fake("correct"))
     assert result.exit_code == 0, result.output
-    assert "PASSED 4 cases, 44 results: 44 passed" in result.stdout
+    assert "PASSED 4 cases, 60 results: 60 passed" in result.stdout
 
 
 def test_a_wrong_adapter_exits_1_naming_case_stage_and_json_path(corpus_dir, fake):
@@ -45,7 +45,7 @@ def test_a_wrong_adapter_exits_1_naming_case_stage_and_json_path(corpus_dir, fak
     assert "small.gamma [context] fail: 1 difference(s)" in result.stdout
     assert "$.messages[0].role (changed)" in result.stdout
     assert 'expected: "system"' in result.stdout and 'actual:   "wrong-role"' in result.stdout
-    assert "FAILED 4 cases, 44 results: 43 passed, 1 failed" in result.stdout
+    assert "FAILED 4 cases, 60 results: 59 passed, 1 failed" in result.stdout
 
 
 def test_the_json_summary_and_report_carry_the_structured_differences(corpus_dir, fake,
@@ -67,7 +67,7 @@ def test_errors_exit_1_and_are_told_apart_from_wrong_answers(corpus_dir, fake):
                  "json")
     assert result.exit_code == 1
     summary = json.loads(result.stdout)
-    assert (summary["failed"], summary["errored"], summary["passed"]) == (0, 11, 33)
+    assert (summary["failed"], summary["errored"], summary["passed"]) == (0, 15, 45)
 
 
 def test_a_baseline_with_the_known_failures_exits_0_and_a_stale_one_exits_1(corpus_dir, fake,
@@ -88,7 +88,8 @@ def test_filters_jobs_and_protocol_validation_from_the_command_line(corpus_dir, 
     assert result.exit_code == 0, result.output
     summary = json.loads(result.stdout)
     assert summary["cases"] == 1
-    assert list(summary["stages"]) == ["branch", "request.openai-completions"]
+    assert list(summary["stages"]) == ["branch", "request.openai-completions",
+                                       "wire.openai-completions"]
 
 
 # Bad input: exit code 2, one line, the file and (where there is one) the line.
@@ -208,7 +209,7 @@ def test_an_interrupted_run_keeps_what_it_had_and_kills_the_implementation(corpu
                                text=True, env={**os.environ, "FAKE_PID_FILE": str(pid_file)})
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
-        if report.exists() and report.read_text().count('"case":"small.beta"') == 11:
+        if report.exists() and report.read_text().count('"case":"small.beta"') == 15:
             break
         time.sleep(0.1)
     time.sleep(0.5)  # small.delta is now hanging
@@ -217,6 +218,6 @@ def test_an_interrupted_run_keeps_what_it_had_and_kills_the_implementation(corpu
     assert process.returncode == 130, err
     assert "interrupted" in err and "Traceback" not in err
     lines = report.read_text().splitlines()
-    assert sum('"status":"pass"' in line for line in lines) == 22  # alpha and beta, kept
+    assert sum('"status":"pass"' in line for line in lines) == 30  # alpha and beta, kept
     assert read_report(report).interrupted  # a footer that says so (docs/reports.md)
     assert live_group_members(int(pid_file.read_text())) == []

@@ -16,10 +16,10 @@ def test_a_run_writes_a_complete_report_stream(corpus, fake, tmp_path):
                                  report_path=path))
     report = read_report(path)  # header, one line per result, a footer that agrees
     assert report.header.name == "fake"
-    assert len(report.results) == 44 == len(outcome.report.results)
+    assert len(report.results) == 60 == len(outcome.report.results)
     beta = [r for r in report.results if r.case == "small.beta"]
     assert {(r.status, r.error_kind) for r in beta} == {("error", "crash")}
-    assert report.footer.counts["error"] == 11 and report.footer.verdict == "failed"
+    assert report.footer.counts["error"] == 15 and report.footer.verdict == "failed"
     assert outcome.failed and outcome.restarts == 1
 
 

@@ -51,7 +51,7 @@ def run(corpus: Corpus, tmp_path: Path, fake: str, **kwargs) -> tuple[Path, mode
 def test_a_real_run_writes_a_stream_valid_against_the_report_schema(corpus, tmp_path):
     path, report = run(corpus, tmp_path, "wrong")
     lines = assert_valid_stream(path)
-    assert [line["type"] for line in lines] == ["header"] + ["result"] * 22 + ["footer"]
+    assert [line["type"] for line in lines] == ["header"] + ["result"] * 30 + ["footer"]
     head = lines[0]
     assert head["runner"]["name"] == "pi-conformance"
     assert head["implementation"]["name"] == "fake-port"
@@ -59,7 +59,7 @@ def test_a_real_run_writes_a_stream_valid_against_the_report_schema(corpus, tmp_
     assert head["corpus"]["reference"] == [
         "@earendil-works/pi-agent-core@1.6.0 @earendil-works/pi-ai@1.6.0 "
         "@earendil-works/pi-coding-agent@1.6.0 node@22.23.3"]
-    assert lines[-1]["counts"] == {"pass": 18, "fail": 2, "error": 2, "skip": 0, "info": 0,
+    assert lines[-1]["counts"] == {"pass": 26, "fail": 2, "error": 2, "skip": 0, "info": 0,
                                    "as-documented": 0}
     assert lines[-1]["verdict"] == "failed"
     again = reports.read_report(path)
@@ -78,7 +78,7 @@ def test_the_json_summary_is_valid_against_its_schema(corpus, tmp_path):
     _, report = run(corpus, tmp_path, "wrong")
     summary = model.summary(report)
     assert not list(validator("summary.schema.json").iter_errors(summary))
-    assert (summary["passed"], summary["failed"], summary["errored"]) == (18, 2, 2)
+    assert (summary["passed"], summary["failed"], summary["errored"]) == (26, 2, 2)
     assert summary["stages"]["context"]["failed"] == 2
 
 

@@ -163,10 +163,12 @@ def test_unclaimed_stages_and_features_are_skipped_not_failed(corpus, fake):
 def test_stage_and_api_filters_add_up(corpus, fake):
     outcome = run_spec(corpus, fake("correct"), selection=Selection(
         stages=("context",), apis=("openai-responses",)))
-    assert {r.stage for r in outcome.results} == {"context", "request.openai-responses"}
+    assert {r.stage for r in outcome.results} == {"context", "request.openai-responses",
+                                                  "wire.openai-responses"}
     outcome = run_spec(corpus, fake("correct"), selection=Selection(apis=("anthropic-messages",)))
-    assert {r.stage for r in outcome.results} == {"request.anthropic-messages"}
-    assert len(outcome.results) == 4
+    assert {r.stage for r in outcome.results} == {"request.anthropic-messages",
+                                                  "wire.anthropic-messages"}
+    assert len(outcome.results) == 8
 
 
 def test_protocol_validation_catches_what_the_lenient_path_tolerates(corpus, fake):

@@ -25,14 +25,14 @@ def test_a_correctly_wired_adapter_passes_every_check(corpus_dir, fake):
         "[pass] handshake", "[pass] stages", "[pass] features", "[pass] run small.alpha",
         "[pass] run small.beta", "[pass] bye"]
     assert "fake 0.0.0 (python) answered hello" in lines[0]
-    assert "11 stage(s) answered" in lines[3] and "11 match the golden" in lines[3]
+    assert "15 stage(s) answered" in lines[3] and "15 match the golden" in lines[3]
     assert lines[-1] == "smoke passed: 6 of 6 checks passed"
 
 
 def test_a_wrong_answer_is_not_a_smoke_failure_but_is_shown(corpus, fake):
     checks = smoke(fake("wrong", "--stage", "context"), corpus)
     run = next(c for c in checks if c.name == "run small.alpha")
-    assert run.ok and "10 match the golden, 1 differ" in run.detail
+    assert run.ok and "14 match the golden, 1 differ" in run.detail
 
 
 def test_a_garbled_hello_fails_the_handshake(corpus_dir):
@@ -86,3 +86,13 @@ def test_smoke_of_something_unreachable_exits_2(corpus_dir):
 def test_the_reference_passes_smoke():
     result = CliRunner().invoke(main, ["smoke", "--impl", "reference"])
     assert result.exit_code == 0, result.output
+
+
+def test_an_adapter_fed_its_inputs_is_told_what_it_will_be_sent(corpus_dir, fake, tmp_path):
+    spec = fake("input_recorder", "--record", str(tmp_path / "r.jsonl"), "--inputs",
+                "request.openai-completions,prompt")
+    result = smoke_cli(corpus_dir, spec)
+    assert result.exit_code == 0, result.output
+    line = next(x for x in result.stdout.splitlines() if x.startswith("[pass] inputs"))
+    assert "2 stage(s) claimed given their input (prompt, request.openai-completions)" in line
+    assert "the goldens of llm, prompt" in line

@@ -98,7 +98,7 @@ class Case:
 
     @property
     def apis(self) -> tuple[str, ...]:
-        return tuple(api for api in map(api_of, self.stages) if api is not None)
+        return tuple(dict.fromkeys(api for api in map(api_of, self.stages) if api is not None))
 
     @property
     def events_path(self) -> Path:

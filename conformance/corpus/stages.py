@@ -1,6 +1,9 @@
-"""The stage ids: what an implementation may claim, and what each golden file holds.
+"""The stage ids: what an implementation may claim, what each golden file holds, and what
+feeds each stage.
 
-See DESIGN.md and docs/stages.md. ``request.<api>`` is one stage per provider API id.
+See DESIGN.md and docs/stages.md. ``request.<api>`` (the SDK parameters pi-ai builds, as
+``onPayload`` sees them) and ``wire.<api>`` (the HTTP request as it goes out) are one stage per
+provider API id; a port that builds its own HTTP requests claims ``wire.<api>``.
 """
 
 from __future__ import annotations
@@ -8,17 +11,52 @@ from __future__ import annotations
 SESSION_STAGES = ("entries", "branch", "context", "projection", "llm", "prompt", "stats")
 APIS = ("anthropic-messages", "openai-completions", "openai-responses", "google-generative-ai")
 REQUEST_PREFIX = "request."
+WIRE_PREFIX = "wire."
 REQUEST_STAGES = tuple(REQUEST_PREFIX + api for api in APIS)
+WIRE_STAGES = tuple(WIRE_PREFIX + api for api in APIS)
 # Stages whose golden comes from a recorded run of the real CLI (pi-conformance corpus capture),
 # not from the reference harness: a case declares them explicitly.
 CAPTURE_STAGES = ("events",)
-DEFAULT_STAGES = SESSION_STAGES + REQUEST_STAGES
+DEFAULT_STAGES = SESSION_STAGES + REQUEST_STAGES + WIRE_STAGES
 ALL_STAGES = DEFAULT_STAGES + CAPTURE_STAGES
+
+#: What feeds each stage: the stages whose golden outputs are its input, in the order Pi
+#: computes them (harness.mjs). An implementation that claims a stage "given its input"
+#: (hello ``capabilities.inputs``) is sent these goldens in the run request's ``inputs``, so
+#: a port of one layer is judged on that layer alone. ``entries`` and ``events`` have no
+#: feeding stage: their input is the session file and the recorded event stream.
+#:
+#: * ``branch``, ``context``, ``projection``, ``stats``: Pi computes them on the opened
+#:   session manager, i.e. on the header and entries after load and migration (``entries``).
+#: * ``llm``: ``convertToLlm`` of the ``context`` messages.
+#: * ``prompt``: ``getCurrentSystemMessage`` / ``getCurrentSystemPrompt`` of the ``llm``
+#:   messages.
+#: * ``request.<api>``, ``wire.<api>``: pi-ai's ``streamSimple`` over the ``llm`` messages;
+#:   the replayed system state (``prompt``) is derived from them by pi-ai and is given too,
+#:   for a library whose request builder takes the system prompt apart from the messages.
+#:   The model and stream options are in the run request's ``options.request`` as always.
+STAGE_INPUTS: dict[str, tuple[str, ...]] = {
+    "branch": ("entries",),
+    "context": ("entries",),
+    "projection": ("entries",),
+    "stats": ("entries",),
+    "llm": ("context",),
+    "prompt": ("llm",),
+    **{stage: ("llm", "prompt") for stage in REQUEST_STAGES + WIRE_STAGES},
+}
 
 
 def api_of(stage: str) -> str | None:
-    """The API id of a ``request.<api>`` stage, else None."""
-    return stage[len(REQUEST_PREFIX):] if stage.startswith(REQUEST_PREFIX) else None
+    """The API id of a ``request.<api>`` or ``wire.<api>`` stage, else None."""
+    for prefix in (REQUEST_PREFIX, WIRE_PREFIX):
+        if stage.startswith(prefix):
+            return stage[len(prefix):]
+    return None
+
+
+def inputs_of(stage: str) -> tuple[str, ...]:
+    """The stages whose goldens are ``stage``'s input (empty: it reads the case's files)."""
+    return STAGE_INPUTS.get(stage, ())
 
 
 def stage_sort_key(stage: str) -> int:

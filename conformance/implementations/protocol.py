@@ -88,6 +88,8 @@ class Hello:
     features: frozenset[str] | None = None
     # A partial claim: per stage, the only output paths it answers (see runner.project_fields).
     fields: dict[str, tuple[str, ...]] = field(default_factory=dict, compare=False, hash=False)
+    # Stages claimed given their input: the run request carries their feeding goldens.
+    inputs: frozenset[str] = frozenset()
     raw: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     @property
@@ -125,12 +127,18 @@ class Hello:
             raise ImplementationError("invalid hello answer: " + "; ".join(problems[:5]))
         capabilities = answer["capabilities"]
         features = capabilities.get("features")
+        unclaimed = sorted(set(capabilities.get("inputs", ())) - set(capabilities["stages"]))
+        if unclaimed:
+            raise ImplementationError(
+                "invalid hello answer: capabilities.inputs names stages not in "
+                "capabilities.stages: " + ", ".join(unclaimed))
         return cls(
             implementation=answer["implementation"],
             stages=frozenset(capabilities["stages"]),
             features=frozenset(features) if features is not None else None,
             fields={stage: tuple(paths)
                     for stage, paths in capabilities.get("fields", {}).items()},
+            inputs=frozenset(capabilities.get("inputs", ())),
             raw=answer,
         )
 
@@ -162,7 +170,8 @@ def bye_request() -> dict[str, Any]:
 
 def run_request(seq: int, case_id: str, features: tuple[str, ...], session_path: str,
                 session_text: str, stages: list[str], options: dict[str, Any],
-                events: tuple[str, str] | None = None) -> dict[str, Any]:
+                events: tuple[str, str] | None = None,
+                inputs: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
     request = {
         "cmd": "run",
         "seq": seq,
@@ -173,6 +182,8 @@ def run_request(seq: int, case_id: str, features: tuple[str, ...], session_path:
     }
     if events is not None:  # (path, text) of the recorded event stream, for the events stage
         request["events"] = {"path": events[0], "text": events[1]}
+    if inputs:  # feeding stage -> its golden result, for stages claimed given their input
+        request["inputs"] = inputs
     return request
 
 

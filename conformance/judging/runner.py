@@ -22,7 +22,7 @@ from typing import Any, cast
 from conformance.corpus.cases import Case, Corpus
 from conformance.corpus.goldens import Golden, read_golden, read_goldens
 from conformance.corpus.normalization import input_strings
-from conformance.corpus.stages import api_of
+from conformance.corpus.stages import api_of, inputs_of
 from conformance.errors import (
     ConformanceError,
     ImplementationError,
@@ -58,7 +58,8 @@ class Selection:
     """Which cases and stages to run; empty means all.
 
     ``stages`` and ``apis`` add up: ``--stage context --api openai-responses`` runs the
-    context stage and request.openai-responses; ``--api`` alone runs only request stages.
+    context stage, request.openai-responses and wire.openai-responses; ``--api`` alone runs
+    only request and wire stages.
     """
 
     cases: tuple[str, ...] = ()
@@ -194,6 +195,12 @@ def reclassify(case: Case, expected_kind: ExpectedKind, actual_kind: ActualKind,
     return "fail", message
 
 
+def missing_inputs(case: Case, stage: str) -> list[str]:
+    """The stages feeding ``stage`` that this case has no golden for (a case may leave out
+    a stage whose output protocol v1 cannot carry, e.g. lone surrogates)."""
+    return [source for source in inputs_of(stage) if source not in case.stages]
+
+
 class _RestartBudget:
     """The restart cap, shared by all workers of a run.
 
@@ -245,17 +252,30 @@ class Runner:
                         case.id, stage, "skip",
                         "feature(s) not claimed: " + ", ".join(sorted(missing)),
                         outcome=case.outcome))
+                elif stage in hello.inputs and missing_inputs(case, stage):
+                    skipped.append(StageResult(
+                        case.id, stage, "skip",
+                        "claimed given its input, but this case has no golden for "
+                        + ", ".join(missing_inputs(case, stage)), outcome=case.outcome))
                 else:
                     ask.append(stage)
             if ask or skipped:
                 planned.append((case, ask, skipped))
         return planned
 
-    def preflight(self, planned: list[Planned]) -> None:
-        """Read every golden the plan needs; a missing or broken one is a CorpusError."""
+    def preflight(self, planned: list[Planned], fed: frozenset[str] = frozenset()) -> None:
+        """Read every golden the plan needs, the inputs of the ``fed`` stages included; a
+        missing or broken one is a CorpusError."""
+        wanted = {(case.id, stage): (case, stage) for case, ask, _ in planned for stage in
+                  [*ask, *(s for asked in ask if asked in fed for s in inputs_of(asked))]}
         self.goldens.update(read_goldens(
-            (case, stage) for case, ask, _ in planned for stage in ask
-            if (case.id, stage) not in self.goldens))
+            pair for key, pair in wanted.items() if key not in self.goldens))
+
+    def inputs(self, case: Case, ask: list[str], fed: frozenset[str]) -> dict[str, Any]:
+        """The run request's ``inputs``: the golden result of every stage that feeds an asked
+        stage claimed given its input (read by preflight)."""
+        return {source: self.goldens[(case.id, source)].result
+                for stage in ask if stage in fed for source in inputs_of(stage)}
 
     def run(self, implementations: list[Implementation], cases: list[Case],
             selection: Selection, emit: Callable[[StageResult], None],
@@ -266,7 +286,7 @@ class Runner:
         """
         if planned is None:
             planned = self.plan(implementations[0].hello, cases, selection)
-        self.preflight(planned)
+        self.preflight(planned, implementations[0].hello.inputs)
         work: queue.Queue[tuple[int, Planned]] = queue.Queue()
         for item in enumerate(planned):
             work.put(item)
@@ -372,7 +392,8 @@ class Runner:
             events = (str(events_copy), stream.decode("utf-8", errors="replace"))
         request = protocol.run_request(
             seq, case.id, case.features, str(copy), session.decode("utf-8", errors="replace"),
-            ask, self.corpus.request_options(case), events)
+            ask, self.corpus.request_options(case), events,
+            self.inputs(case, ask, impl.hello.inputs))
         if self.settings.validate_protocol:
             problems = protocol.schema_errors("run-request", request)
             if problems:  # our own bug: say so rather than blame the implementation

@@ -12,6 +12,7 @@ import time
 from dataclasses import dataclass
 
 from conformance.corpus.cases import Case, Corpus
+from conformance.corpus.stages import inputs_of, stage_sort_key
 from conformance.errors import ImplementationError
 from conformance.implementations.specs import resolve
 from conformance.implementations.transports import Implementation, PersistentImplementation
@@ -58,6 +59,17 @@ def _case_check(case: Case, results: list[StageResult], elapsed: float) -> Check
                  f"differ, {count['skip']} skipped by it (differences are run's business)")
 
 
+def inputs_check(fed: frozenset[str]) -> Check:
+    """What the stages claimed given their input will be sent (hello already checked that
+    each is claimed)."""
+    sources = sorted({source for stage in fed for source in inputs_of(stage)},
+                     key=stage_sort_key)
+    return Check("inputs", True,
+                 f"{len(fed)} stage(s) claimed given their input "
+                 f"({', '.join(sorted(fed, key=stage_sort_key))}); each run request carries "
+                 f"the goldens of {', '.join(sources)}")
+
+
 def smoke(spec: str, corpus: Corpus, patterns: tuple[str, ...] = (),
           timeout: float = 30.0, bye_grace: float = 5.0) -> list[Check]:
     """Every check, in order; stops early only when nothing further can be checked.
@@ -80,6 +92,8 @@ def smoke(spec: str, corpus: Corpus, patterns: tuple[str, ...] = (),
         checks.append(Check("stages", bool(hello.stages),
                             f"claims {len(hello.stages)}: {', '.join(sorted(hello.stages))}"
                             if hello.stages else "claims no stage: nothing can be asked"))
+        if hello.inputs:
+            checks.append(inputs_check(hello.inputs))
         if hello.features is not None:
             unknown = sorted(hello.features - set(corpus.features))
             checks.append(Check(

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from conformance.corpus.cases import OUTCOMES, Case, Corpus
-from conformance.corpus.stages import ALL_STAGES, APIS, api_of
+from conformance.corpus.stages import ALL_STAGES, APIS
 from conformance.maintenance.matrix_coverage import BlockMatrix, compute_matrix
 
 
@@ -95,7 +95,7 @@ def compute(corpus: Corpus) -> Coverage:
     unknown = {name: ids for name, ids in sorted(cited.items()) if name not in catalogue}
     stages = _index(cases, list(ALL_STAGES), lambda case: case.stages)
     apis = _index(cases, list(APIS),
-                  lambda case: [api for api in map(api_of, case.stages) if api is not None])
+                  lambda case: list(case.apis))
     features = _index(cases, sorted(corpus.features), lambda case: case.features)
     outcome_counts = Counter(case.outcome for case in cases)
     names = sorted({spec["file"] for spec in catalogue.values()}

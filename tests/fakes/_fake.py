@@ -25,7 +25,9 @@ HELLO = {
     "capabilities": {"stages": ["entries", "branch", "context", "projection", "llm", "prompt",
                                 "stats", "request.anthropic-messages",
                                 "request.openai-completions", "request.openai-responses",
-                                "request.google-generative-ai"]},
+                                "request.google-generative-ai", "wire.anthropic-messages",
+                                "wire.openai-completions", "wire.openai-responses",
+                                "wire.google-generative-ai"]},
 }
 
 

@@ -99,9 +99,7 @@ def _pi_command(scope: str) -> Callable[[Path], list[str]]:
 
 
 def _pi_ai_python_command(prefix: Path) -> list[str]:
-    front = ref.require_installation().harness_command()
-    return [str(prefix / "bin" / "python"), str(ADAPTERS_DIR / "pi-ai-python" / "adapter.py"),
-            "--", *front]
+    return [str(prefix / "bin" / "python"), str(ADAPTERS_DIR / "pi-ai-python" / "adapter.py")]
 
 
 def _ccusage_command(prefix: Path) -> list[str]:
@@ -110,21 +108,20 @@ def _ccusage_command(prefix: Path) -> list[str]:
 
 KNOWN: tuple[Entry, ...] = (
     Entry("pi", "1.6.0", "the reference: @earendil-works/pi-coding-agent 1.6.0", "javascript",
-          "every session stage and request.<api> (it writes the goldens)"),
+          "every session stage, request.<api> and wire.<api> (it writes the goldens)"),
     Entry("pi", "1.0.3", "@earendil-works/pi-coding-agent 1.0.3 (npm override: "
           "@earendil-works/chord ^1.0.3 was never published, pinned to 0.87.1)", "javascript",
-          "every session stage and request.<api>, as its exports allow",
+          "every session stage, request.<api> and wire.<api>, as its exports allow",
           NpmPrefix("pi-1.0.3", ADAPTERS_DIR / "pi-1.0.3"), _pi_command("@earendil-works")),
     Entry("pi-mariozechner", "0.73.1", "the older upstream @mariozechner/pi-coding-agent 0.73.1",
-          "javascript", "entries, branch, context, llm, stats, request.<api> (no projection, "
-          "no system messages so no prompt)",
+          "javascript", "entries, branch, context, llm, stats, request.<api>, wire.<api> (no "
+          "projection, no system messages so no prompt)",
           NpmPrefix("pi-mariozechner-0.73.1", ADAPTERS_DIR / "pi-mariozechner-0.73.1"),
           _pi_command("@mariozechner")),
     Entry("pi-ai-python", "1.6.0", "pi-ai-python from PyPI, a Python port of pi-ai", "python",
-          "prompt and request.<api>, on the LLM messages of the reference's llm stage "
-          "(it ports pi-ai only: no session layer)",
-          Virtualenv("pi-ai-python", ADAPTERS_DIR / "pi-ai-python"), _pi_ai_python_command,
-          needs_reference=True),
+          "prompt, request.<api> and wire.<api>, given their input (the golden llm "
+          "messages): it ports pi-ai only, no session layer",
+          Virtualenv("pi-ai-python", ADAPTERS_DIR / "pi-ai-python"), _pi_ai_python_command),
     Entry("ccusage-pi", "18.0.11", "@ccusage/pi, a usage tracker, through its own CLI",
           "javascript", "stats, partially: token totals and cost (no message counts)",
           NpmPrefix("ccusage-pi", ADAPTERS_DIR / "ccusage-pi"), _ccusage_command),

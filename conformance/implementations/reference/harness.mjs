@@ -23,6 +23,7 @@
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import nodeCrypto from "node:crypto";
 import { syncBuiltinESMExports } from "node:module";
+import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -119,10 +120,13 @@ if (variation.clockOffset !== undefined) {
 	shiftClock(offset);
 }
 
-// No network, ever: request stages stop at onPayload, and this makes anything else fail loudly.
+// No network, ever: request stages stop at onPayload, wire stages are redirected to the
+// harness's own loopback server (wireRedirect), and this makes anything else fail loudly.
 const realFetch = globalThis.fetch;
+let wireTarget = null; // the loopback origin every fetch goes to while a wire stage runs
 globalThis.fetch = (input, init) => {
-	const url = new URL(typeof input === "string" || input instanceof URL ? input : input.url);
+	let url = new URL(typeof input === "string" || input instanceof URL ? input : input.url);
+	if (wireTarget !== null) [input, url] = wireRedirect(input, url);
 	if (!["127.0.0.1", "localhost", "[::1]"].includes(url.hostname)) {
 		return Promise.reject(new Error(`pi-conformance: blocked non-loopback request to ${url.host}`));
 	}
@@ -265,6 +269,106 @@ async function requestStage(api, llmMessages, request) {
 	return { output: payload };
 }
 
+// ---- wire.<api>: the HTTP request pi-ai sends, received by a loopback server of ours ----
+//
+// While a wire stage runs, every fetch goes to this server instead of the model's baseUrl:
+// only the origin changes (path and query are kept), so pi-ai sees the model unchanged (it
+// reads baseUrl for some decisions). The server records the request and answers 400, which
+// no SDK retries (maxRetries is 0 anyway), so pi-ai ends the stream with an error at once.
+// The error names no thread, so pi-ai's Anthropic thread fallback never resends, and no reply
+// ever succeeds, so no per-session thread state carries over from one case to the next.
+
+// The headers that carry meaning, as the server receives them (lower-case): the ones pi-ai
+// and the SDKs set on purpose to select an API version, a beta, a session or a client. An
+// allow-list, so that nothing unreviewed lands in a golden; everything else is left out:
+// secrets (x-api-key, authorization, x-goog-api-key), transport (host, content-length,
+// connection, accept, accept-encoding, accept-language, sec-fetch-mode, user-agent) and the
+// SDKs' own telemetry (x-stainless-*, x-goog-api-client). docs/stages.md lists the rule.
+const WIRE_HEADERS = [
+	"anthropic-beta",
+	"anthropic-dangerous-direct-browser-access",
+	"anthropic-version",
+	"content-type",
+	"copilot-vision-request",
+	"http-referer",
+	"session-id",
+	"x-app",
+	"x-billing-invoke-origin",
+	"x-client-request-id",
+	"x-opencode-client",
+	"x-opencode-session",
+	"x-openrouter-categories",
+	"x-openrouter-title",
+	"x-session-affinity",
+	"x-session-id",
+];
+let wireServerReady = null;
+const wireRequests = [];
+
+function wireRedirect(input, url) {
+	const target = new URL(url.pathname + url.search, wireTarget);
+	return [input instanceof Request ? new Request(target, input) : target, target];
+}
+
+function wireServer() {
+	wireServerReady ??= new Promise((resolve, reject) => {
+		const server = createServer((req, res) => {
+			const chunks = [];
+			req.on("data", (chunk) => chunks.push(chunk));
+			req.on("end", () => {
+				wireRequests.push({ method: req.method, path: req.url, headers: req.headers, raw: Buffer.concat(chunks).toString("utf8") });
+				const body = JSON.stringify({ error: { type: "invalid_request_error", code: 400, message: "pi-conformance: request captured" } });
+				res.writeHead(400, { "content-type": "application/json", connection: "close" });
+				res.end(body);
+			});
+		});
+		server.on("error", reject);
+		server.listen(0, "127.0.0.1", () => {
+			server.unref();
+			resolve(`http://127.0.0.1:${server.address().port}`);
+		});
+	});
+	return wireServerReady;
+}
+
+function wireRecord(received) {
+	const headers = Object.fromEntries(
+		Object.entries(received.headers).filter(([name]) => WIRE_HEADERS.includes(name)).sort(([a], [b]) => (a < b ? -1 : 1)),
+	);
+	let body = null;
+	if (received.raw !== "") {
+		try {
+			body = JSON.parse(received.raw);
+		} catch {
+			return { method: received.method, path: received.path, headers, bodyText: received.raw };
+		}
+	}
+	return { method: received.method, path: received.path, headers, body };
+}
+
+async function wireStage(api, llmMessages, request) {
+	if (!request?.model) throw new Error(`no model given for ${api} (options.request.models)`);
+	const context = typeof piAi.normalizeContext === "function"
+		? piAi.normalizeContext({ messages: llmMessages })
+		: { messages: llmMessages };
+	wireTarget = await wireServer();
+	wireRequests.length = 0;
+	let final;
+	try {
+		const stream = apis[api](request.model, context, {
+			apiKey: request.apiKey ?? "sk-test-key",
+			sessionId: request.sessionId ?? "sess-fixed",
+			maxRetries: 0,
+			...(request.reasoning ? { reasoning: request.reasoning } : {}),
+		});
+		final = await stream.result();
+	} finally {
+		wireTarget = null;
+	}
+	if (wireRequests.length === 0) return rejected(final?.errorMessage ?? "the adapter never sent a request");
+	return { output: wireRecord(wireRequests[0]) };
+}
+
 async function runCase(message) {
 	const wanted = message.stages ?? STAGES;
 	const cwd = message.options?.cwd ?? cwdDir;
@@ -291,7 +395,7 @@ async function runCase(message) {
 		const getLlm = () => (llm ??= messages.convertToLlm(getContext().messages));
 		for (const stage of wanted) {
 			let result;
-			if (!STAGES.includes(stage) && !(stage.startsWith("request.") && apis[stage.slice(8)])) {
+			if (!STAGES.includes(stage) && !apis[apiOf(stage)]) {
 				result = { skipped: `stage ${stage} is not available in this Pi release` };
 			} else if (stage === "entries") {
 				result = need(() => ({ header: plain(manager.getHeader()), entries: plain(manager.getEntries()) }));
@@ -307,6 +411,7 @@ async function runCase(message) {
 			} else if (stage === "llm") result = need(() => plain(getLlm()));
 			else if (stage === "prompt") result = need(() => promptStage(getLlm()));
 			else if (stage === "stats") result = need(() => statsStage(manager, getContext));
+			else if (stage.startsWith("wire.")) result = await wireOrRejected(stage.slice(5), getLlm, message);
 			else {
 				const api = stage.slice(8);
 				try {
@@ -327,6 +432,20 @@ async function runCase(message) {
 	return results;
 }
 
+/** The API id of a request.<api> or wire.<api> stage. */
+function apiOf(stage) {
+	const match = /^(request|wire)\.(.+)$/.exec(stage);
+	return match ? match[2] : undefined;
+}
+
+async function wireOrRejected(api, getLlm, message) {
+	try {
+		return await wireStage(api, getLlm(), { ...(message.options?.request ?? {}), model: message.options?.request?.models?.[api] });
+	} catch (error) {
+		return rejected(error);
+	}
+}
+
 function hello() {
 	const codingAgent = `${scope}/pi-coding-agent`;
 	const versions = {
@@ -345,7 +464,9 @@ function hello() {
 			issues: scope === "@mariozechner" ? "https://github.com/badlogic/pi-mono/issues" : "https://github.com/earendil-works/pi/issues",
 			dependencies: versions,
 		},
-		capabilities: { stages: [...STAGES, ...Object.keys(apis).map((api) => `request.${api}`)] },
+		capabilities: {
+			stages: [...STAGES, ...Object.keys(apis).map((api) => `request.${api}`), ...Object.keys(apis).map((api) => `wire.${api}`)],
+		},
 	};
 }
 

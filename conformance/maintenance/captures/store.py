@@ -113,7 +113,7 @@ def stream_shows_every_message(files: dict[str, str]) -> bool:
 
 def case_stages(scenario: Scenario, files: dict[str, str]) -> list[str]:
     stages = ["entries", "branch", "context", "projection", "llm", "prompt", "stats",
-              f"request.{scenario.api}"]
+              f"request.{scenario.api}", f"wire.{scenario.api}"]
     return [*stages, "events"] if stream_shows_every_message(files) else stages
 
 

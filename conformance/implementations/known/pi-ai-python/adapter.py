@@ -2,17 +2,20 @@
 
 Runs inside the adapter's own virtualenv, so it imports only the standard library and
 pi-ai-python. pi-ai-python is a port of pi-ai alone: it has no session manager and no
-``convertToLlm`` (those live in pi-coding-agent, which it does not port). So the LLM messages
-it works on come from a front end, the reference Pi's ``llm`` stage, started as a child
-process (the command after ``--``); pi-ai-python then answers what it really implements:
+``convertToLlm`` (those live in pi-coding-agent, which it does not port). So it claims its
+stages *given their input* (hello ``capabilities.inputs``, docs/protocol.md): the runner sends
+the golden ``llm`` messages of each case in the run request's ``inputs``, and pi-ai-python
+answers what it really implements:
 
 * ``prompt``: ``get_current_system_message`` / ``get_current_system_prompt``;
-* ``request.<api>``: the payload its ``stream_simple`` hands to ``on_payload``.
+* ``request.<api>``: the payload its ``stream_simple`` hands to ``on_payload``;
+* ``wire.<api>``: the HTTP request ``stream_simple`` sends, caught by the transport of the
+  ``http_client`` it is given (pi-ai-python's own option), which answers 400.
 
 Nothing here computes an answer: messages are decoded with pi-ai-python's own
 ``serialization`` module and its outputs encoded back with it.
 
-Usage: python adapter.py -- NODE HARNESS PREFIX   (the reference harness command)
+Usage: python adapter.py
 """
 
 from __future__ import annotations
@@ -20,11 +23,11 @@ from __future__ import annotations
 import asyncio
 import importlib
 import json
-import subprocess
 import sys
 from importlib.metadata import version
 from typing import Any
 
+import httpx
 from pi_ai import get_current_system_message, get_current_system_prompt, normalize_context
 from pi_ai.serialization import message_from_dict, model_from_dict, to_json_value
 
@@ -35,31 +38,15 @@ API_MODULES = {
     "openai-responses": "pi_ai.api.openai_responses",
     "google-generative-ai": "pi_ai.api.google_generative_ai",
 }
-STAGES = ["prompt", *(f"request.{api}" for api in API_MODULES)]
-
-
-class FrontEnd:
-    """The reference Pi, asked only for the ``llm`` stage: the input pi-ai works on."""
-
-    def __init__(self, command: list[str]):
-        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                        text=True)
-        self.ask({"cmd": "hello", "protocol": PROTOCOL})
-
-    def ask(self, message: dict[str, Any]) -> Any:
-        assert self.process.stdin is not None and self.process.stdout is not None
-        self.process.stdin.write(json.dumps(message) + "\n")
-        self.process.stdin.flush()
-        line = self.process.stdout.readline()
-        if not line:
-            raise RuntimeError("the front end (reference Pi) stopped")
-        return json.loads(line)
-
-    def llm(self, request: dict[str, Any]) -> dict[str, Any]:
-        answer = self.ask({**request, "stages": ["llm"]})
-        if "error" in answer:
-            raise RuntimeError("front end error: " + answer["error"].get("message", ""))
-        return answer["results"]["llm"]
+STAGES = ["prompt", *(f"request.{api}" for api in API_MODULES),
+          *(f"wire.{api}" for api in API_MODULES)]
+#: The headers a wire golden keeps (docs/stages.md, WIRE_HEADERS in the reference harness).
+WIRE_HEADERS = frozenset({
+    "anthropic-beta", "anthropic-dangerous-direct-browser-access", "anthropic-version",
+    "content-type", "copilot-vision-request", "http-referer", "session-id", "x-app",
+    "x-billing-invoke-origin", "x-client-request-id", "x-opencode-client", "x-opencode-session",
+    "x-openrouter-categories", "x-openrouter-title", "x-session-affinity", "x-session-id",
+})
 
 
 def prompt_stage(messages: list[Any]) -> dict[str, Any]:
@@ -93,14 +80,7 @@ async def request_stage(api: str, messages: list[Any], options: dict[str, Any]) 
         captured.append(json.loads(json.dumps(to_json_value(params))))
         raise Captured()
 
-    stream_options: dict[str, Any] = {
-        "api_key": options.get("apiKey", "sk-test-key"),
-        "session_id": options.get("sessionId", "sess-fixed"),
-        "max_retries": 0,
-        "on_payload": on_payload,
-    }
-    if options.get("reasoning"):
-        stream_options["reasoning"] = options["reasoning"]
+    stream_options = {**stream_options_for(options), "on_payload": on_payload}
     context = normalize_context({"messages": messages})
     try:
         stream = module.stream_simple(model_from_dict(model_data), context, stream_options)
@@ -117,12 +97,75 @@ async def request_stage(api: str, messages: list[Any], options: dict[str, Any]) 
     return {"rejected": {"message": reason}}
 
 
-def run(front: FrontEnd, request: dict[str, Any]) -> dict[str, Any]:
+def stream_options_for(options: dict[str, Any]) -> dict[str, Any]:
+    stream_options: dict[str, Any] = {
+        "api_key": options.get("apiKey", "sk-test-key"),
+        "session_id": options.get("sessionId", "sess-fixed"),
+        "max_retries": 0,
+    }
+    if options.get("reasoning"):
+        stream_options["reasoning"] = options["reasoning"]
+    return stream_options
+
+
+def wire_record(request: httpx.Request) -> dict[str, Any]:
+    """The request as the golden spells it: method, path and query, kept headers, body."""
+    record: dict[str, Any] = {
+        "method": request.method,
+        "path": request.url.raw_path.decode("ascii"),
+        "headers": dict(sorted((name.lower(), value) for name, value in request.headers.items()
+                               if name.lower() in WIRE_HEADERS)),
+    }
+    text = request.content.decode("utf-8")
+    try:
+        record["body"] = json.loads(text) if text else None
+    except ValueError:
+        record["bodyText"] = text
+    return record
+
+
+async def wire_stage(api: str, messages: list[Any], options: dict[str, Any]) -> dict[str, Any]:
+    """What pi-ai-python sends: its own ``http_client`` option gets a client whose transport
+    records the request and answers 400 (nothing is retried, nothing leaves the process)."""
+    model_data = (options.get("models") or {}).get(api)
+    if not model_data:
+        raise ValueError(f"no model given for {api} (options.request.models)")
+    module = importlib.import_module(API_MODULES[api])
+    sent: list[httpx.Request] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        sent.append(request)
+        return httpx.Response(400, json={"error": {
+            "type": "invalid_request_error", "message": "pi-conformance: request captured"}})
+
+    client = httpx.AsyncClient(transport=httpx.MockTransport(answer))
+    stream_options = {**stream_options_for(options), "http_client": client}
+    final = None
+    try:
+        stream = module.stream_simple(model_from_dict(model_data),
+                                      normalize_context({"messages": messages}), stream_options)
+        final = await stream.result()
+    except Exception as exc:  # a synchronous refusal before sending is a rejection
+        if not sent:
+            return {"rejected": {"message": f"{type(exc).__name__}: {exc}"}}
+    finally:
+        await client.aclose()
+    if sent:
+        return {"output": wire_record(sent[0])}
+    reason = getattr(final, "error_message", None) or "the adapter never sent a request"
+    return {"rejected": {"message": reason}}
+
+
+def run(request: dict[str, Any]) -> dict[str, Any]:
     wanted = request.get("stages") or STAGES
     results: dict[str, Any] = {}
-    llm = front.llm(request)
+    llm = (request.get("inputs") or {}).get("llm")
+    if llm is None:
+        raise ValueError("no llm input in the run request (hello claims its stages with inputs)")
     if "output" not in llm:  # Pi rejected the session itself: so does every later stage
-        return {stage: llm for stage in wanted}
+        reason = llm.get("rejected") or {"message": f"the llm input is {next(iter(llm))}"}
+        return {stage: {"rejected": {"message": str(reason.get("message"))}}
+                for stage in wanted}
     messages = [message_from_dict(m) for m in llm["output"]]
     options = (request.get("options") or {}).get("request") or {}
     for stage in wanted:
@@ -133,6 +176,8 @@ def run(front: FrontEnd, request: dict[str, Any]) -> dict[str, Any]:
                 results[stage] = {"rejected": {"message": f"{type(exc).__name__}: {exc}"}}
         elif stage.startswith("request.") and stage[8:] in API_MODULES:
             results[stage] = asyncio.run(request_stage(stage[8:], messages, options))
+        elif stage.startswith("wire.") and stage[5:] in API_MODULES:
+            results[stage] = asyncio.run(wire_stage(stage[5:], messages, options))
         else:
             results[stage] = {"skipped": f"pi-ai-python does not implement {stage}"}
     return results
@@ -150,17 +195,13 @@ def hello() -> dict[str, Any]:
             "dependencies": {name: version(name) for name in ("anthropic", "openai",
                                                               "google-genai", "httpx")},
         },
-        "capabilities": {"stages": STAGES},
+        "capabilities": {"stages": STAGES, "inputs": STAGES},
     }
 
 
 def main() -> None:
-    command = sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else []
-    if not command:
-        raise SystemExit("usage: adapter.py -- NODE HARNESS PREFIX (the reference harness)")
     out = sys.stdout
     sys.stdout = sys.stderr  # a stray print must not corrupt the answers
-    front: FrontEnd | None = None
     for line in sys.stdin:
         if not line.strip():
             continue
@@ -172,8 +213,7 @@ def main() -> None:
             answer: dict[str, Any] = hello()
         elif cmd == "run":
             try:
-                front = front or FrontEnd(command)
-                answer = {"seq": message.get("seq"), "results": run(front, message)}
+                answer = {"seq": message.get("seq"), "results": run(message)}
             except Exception as exc:
                 answer = {"seq": message.get("seq"),
                           "error": {"message": f"{type(exc).__name__}: {exc}"}}
@@ -181,8 +221,6 @@ def main() -> None:
             answer = {"seq": message.get("seq"), "error": {"message": f"unknown command {cmd!r}"}}
         out.write(json.dumps(answer) + "\n")
         out.flush()
-    if front is not None:
-        front.process.kill()
 
 
 if __name__ == "__main__":

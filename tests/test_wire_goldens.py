@@ -1,0 +1,92 @@
+"""The wire goldens against the request goldens and the documented header rule.
+
+Both are written by the real Pi; these tests say how the two surfaces relate, so that a
+change in either (a new SDK header, a field pi-ai adds after onPayload) is seen and explained
+in docs/stages.md rather than slipped into the corpus.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from conformance._paths import REFERENCE_DIR
+from conformance.corpus.cases import Corpus
+from conformance.corpus.goldens import read_golden
+from conformance.corpus.stages import REQUEST_PREFIX, WIRE_PREFIX
+
+CORPUS = Corpus()
+PAIRS = [(case, stage[len(REQUEST_PREFIX):]) for case in CORPUS.cases for stage in case.stages
+         if stage.startswith(REQUEST_PREFIX)]
+DOCS = (REFERENCE_DIR.parent.parent.parent / "docs" / "stages.md").read_text()
+
+
+def harness_allow_list() -> set[str]:
+    source = (REFERENCE_DIR / "harness.mjs").read_text()
+    block = re.search(r"const WIRE_HEADERS = \[(.*?)\];", source, re.S)
+    assert block is not None
+    return set(re.findall(r'"([a-z0-9-]+)"', block.group(1)))
+
+
+def test_every_case_with_a_request_stage_has_its_wire_stage():
+    assert PAIRS
+    for case, api in PAIRS:
+        assert WIRE_PREFIX + api in case.stages, case.id
+
+
+def test_the_header_allow_list_is_the_documented_one():
+    section = DOCS.split("### Which headers a `wire` golden keeps", 1)[1].split("Everything", 1)[0]
+    assert set(re.findall(r"`([a-z0-9-]+)`", section)) == harness_allow_list()
+
+
+@pytest.mark.parametrize("api", ["anthropic-messages", "openai-completions", "openai-responses",
+                                 "google-generative-ai"])
+def test_wire_goldens_keep_only_allowed_headers_and_never_the_key(api):
+    allowed = harness_allow_list()
+    for case, the_api in PAIRS:
+        if the_api != api:
+            continue
+        golden = read_golden(case, WIRE_PREFIX + api)
+        if golden.kind != "output":
+            continue
+        output = golden.result["output"]
+        assert set(output["headers"]) <= allowed, case.id
+        assert "sk-test-key" not in repr(output), case.id
+
+
+@pytest.mark.parametrize("api", ["anthropic-messages", "openai-completions", "openai-responses"])
+def test_the_wire_body_is_the_sdk_parameters_but_where_docs_stages_says(api):
+    """Anthropic: betas go in the anthropic-beta header and pi-ai adds thread after onPayload
+    (only for api.anthropic.com). OpenAI: the body is the parameters."""
+    for case, the_api in PAIRS:
+        if the_api != api:
+            continue
+        request = read_golden(case, REQUEST_PREFIX + api)
+        wire = read_golden(case, WIRE_PREFIX + api)
+        assert request.kind == wire.kind, case.id
+        if request.kind != "output":
+            continue
+        params, sent = dict(request.result["output"]), wire.result["output"]
+        body = dict(sent["body"])
+        if api == "anthropic-messages":
+            betas = params.pop("betas", None)
+            assert sent["headers"].get("anthropic-beta") == (",".join(betas) if betas else None)
+            thread = body.pop("thread", None)
+            model = CORPUS.request_options(case)["request"]["models"][api]
+            assert (thread is not None) == ("api.anthropic.com" in model["baseUrl"]), case.id
+        assert body == params, case.id
+
+
+def test_google_wire_is_rejected_exactly_where_there_is_nothing_to_send():
+    """The Google SDK refuses empty contents before sending; onPayload still saw them."""
+    for case, api in PAIRS:
+        if api != "google-generative-ai":
+            continue
+        request = read_golden(case, REQUEST_PREFIX + api)
+        wire = read_golden(case, WIRE_PREFIX + api)
+        if request.kind == "output" and wire.kind == "rejected":
+            assert request.result["output"]["contents"] == [], case.id
+            assert "contents are required" in wire.result["rejected"]["message"]
+        else:
+            assert request.kind == wire.kind, case.id
