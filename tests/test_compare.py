@@ -36,3 +36,23 @@ def test_opaque_signatures_compare_exactly():
 
 def test_json_path_quotes_keys_that_are_not_identifiers():
     assert json_path(["sections", "2", 0, "a b"]) == '$.sections["2"][0]["a b"]'
+
+
+def test_integers_compare_exactly_however_large_the_value():
+    found = differences({"timestamp": 1768039213000}, {"timestamp": 1768039212250}, frozenset())
+    assert [(d.path, d.kind) for d in found] == [("$.timestamp", "changed")]
+    assert differences({"totalTokens": 15}, {"totalTokens": 16}, frozenset()) != []
+    assert differences({"t": 1768039213000}, {"t": 1768039213001}, frozenset()) != []
+
+
+def test_integers_beyond_2_53_compare_as_a_javascript_double_holds_them():
+    assert differences({"n": 2**53}, {"n": 2**53 + 1}, frozenset()) == []
+    assert differences({"n": 62630770878629400}, {"n": 6.26307708786294e16}, frozenset()) == []
+    assert differences({"n": 2**60}, {"n": 2**60 + 2**10}, frozenset()) != []
+
+
+def test_a_fraction_against_an_integer_is_a_changed_value_not_a_type_change():
+    found = differences({"cost": 0.02}, {"cost": 0}, frozenset())
+    assert [(d.kind, d.expected, d.actual) for d in found] == [("changed", 0.02, 0)]
+    assert differences({"cost": 1}, {"cost": 0.9999999999999999}, frozenset()) == []
+    assert differences({"n": 1}, {"n": 1.0}, frozenset()) == []

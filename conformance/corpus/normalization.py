@@ -10,20 +10,57 @@ them byte for byte (docs/normalization.md):
 * generated timestamps: a string under ``timestamp`` that is not in the input (the header
   written into an empty file) becomes ``<generated-timestamp>``.
 
-* numbers: an integral float becomes an int, because JSON has a single number type; an
-  integer beyond 2**53 becomes a float, because JavaScript holds it as a double and writes
-  ``6.26e16`` as ``62630770878629400`` (found by the fuzzer: Python and JS spell the same
-  double differently).
+* numbers (``same_number``): JSON has a single number type, so ``1.0`` is ``1``; an integer
+  beyond 2**53 is what a JavaScript double holds, so Python's ``6.26e16`` is JS's
+  ``62630770878629400`` (found by the fuzzer). Integers (token counts, millisecond
+  timestamps) compare exactly; only where a side is a fraction (a sum of float costs, which
+  a port may add in another order) is a relative tolerance of ``REL_TOLERANCE`` allowed.
 
 Everything else, opaque signatures included, compares exactly.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
 import orjson
+
+REL_TOLERANCE = 1e-9
+ABS_TOLERANCE = 1e-12
+_EXACT = 2**53
+
+
+def is_number(value: Any) -> bool:
+    """A JSON number: an int or a float, never a boolean."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def as_double(value: int | float) -> float:
+    """The double a JavaScript engine holds for ``value`` (huge integers are infinite)."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.copysign(math.inf, value)
+
+
+def same_number(a: int | float, b: int | float) -> bool:
+    """Whether two JSON numbers are the same value for Pi.
+
+    Integers compare exactly (as a double holds them beyond 2**53); a fraction on either side
+    may differ from the other by a relative ``REL_TOLERANCE``: costs are sums of binary
+    fractions that a port may add in another order.
+    """
+    if isinstance(a, int) and isinstance(b, int) and -_EXACT < a < _EXACT and -_EXACT < b < _EXACT:
+        return a == b
+    x, y = as_double(a), as_double(b)
+    if x == y:
+        return True
+    if (x.is_integer() and y.is_integer()) or math.isinf(x) or math.isinf(y):
+        return False
+    return math.isclose(x, y, rel_tol=REL_TOLERANCE, abs_tol=ABS_TOLERANCE)
+
 
 ID_KEYS = frozenset(
     {"id", "parentId", "firstKeptEntryId", "leafId", "sourceEntryId", "sessionId", "targetId",

@@ -2,14 +2,14 @@
 
 Rules (docs/normalization.md): both sides are normalized first (normalize.py); object key
 order never matters, list order always does (goldens spell meaningful order as lists);
-integers and floats of equal value are equal; floats compare with a relative tolerance of
-1e-9, since costs are sums of binary fractions that a port may add in another order;
-everything else, opaque signatures included, must be identical.
+integers and floats of equal value are equal; integers compare exactly and only a fraction
+gets a relative tolerance (``normalization.same_number``), since costs are sums of binary
+fractions that a port may add in another order; everything else, opaque signatures
+included, must be identical.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,25 +18,27 @@ from deepdiff import DeepDiff
 from deepdiff.operator import BaseOperator
 
 from conformance.corpus.jsonpath import json_path
-from conformance.corpus.normalization import normalize
+from conformance.corpus.normalization import REL_TOLERANCE, is_number, normalize, same_number
 
-__all__ = ["Difference", "differences", "json_path"]
+__all__ = ["REL_TOLERANCE", "Difference", "differences", "json_path"]
 
-REL_TOLERANCE = 1e-9
 _MISSING = "<missing>"
 
 
-class _CloseFloats(BaseOperator):
-    """Treat two numbers as equal when they differ by a tiny relative amount."""
+class _Numbers(BaseOperator):
+    """JSON numbers: one type (``0.02`` against ``0`` is changed, not a type change), and
+    equal by ``same_number`` (integers exactly, fractions within a tiny tolerance)."""
 
     def __init__(self) -> None:
         super().__init__(types=[float, int])
 
     def give_up_diffing(self, level: Any, diff_instance: Any) -> bool:
         a, b = level.t1, level.t2
-        if isinstance(a, bool) or isinstance(b, bool):
+        if isinstance(a, bool) or isinstance(b, bool) or not isinstance(b, (int, float)):
             return False
-        return math.isclose(a, b, rel_tol=REL_TOLERANCE, abs_tol=1e-12)
+        if not same_number(a, b):
+            diff_instance.custom_report_result("values_changed", level)
+        return True
 
 
 @dataclass(frozen=True)
@@ -70,6 +72,10 @@ _KINDS = {
 }
 
 
+def _numbers(a: Any, b: Any) -> bool:
+    return is_number(a) and is_number(b)
+
+
 def _shown(value: Any) -> Any:
     return _MISSING if type(value).__name__ == "NotPresent" else value
 
@@ -86,7 +92,7 @@ def differences(expected: Any, actual: Any, known: frozenset[str]) -> list[Diffe
     tree = DeepDiff(
         expected,
         actual,
-        custom_operators=[_CloseFloats()],
+        custom_operators=[_Numbers()],
         view="tree",
         cache_size=0,
     )
@@ -99,5 +105,10 @@ def differences(expected: Any, actual: Any, known: frozenset[str]) -> list[Diffe
         )
         for report, items in tree.items()
         for item in items
+        if not (report == "type_changes" and _numbers(item.t1, item.t2)
+                and same_number(item.t1, item.t2))
     ]
+    found = [Difference(d.path, "changed", d.expected, d.actual)
+             if d.kind == "type changed" and _numbers(d.expected, d.actual) else d
+             for d in found]
     return sorted(found, key=lambda d: d.path)
