@@ -25,7 +25,7 @@ import math
 import re
 from typing import Any
 
-import orjson
+from conformance import jsonio
 
 REL_TOLERANCE = 1e-9
 ABS_TOLERANCE = 1e-12
@@ -73,8 +73,8 @@ def input_strings(session: bytes) -> frozenset[str]:
     found: set[str] = set()
     for line in session.decode("utf-8", errors="replace").split("\n"):
         try:
-            _collect(orjson.loads(line), found)
-        except orjson.JSONDecodeError:
+            _collect(jsonio.loads(line), found)
+        except jsonio.JSONDecodeError:
             found.update(m.group(1) for m in _LITERAL.finditer(line))
     return frozenset(found)
 

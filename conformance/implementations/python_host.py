@@ -18,6 +18,8 @@ from typing import Any, BinaryIO
 
 import orjson
 
+from conformance import jsonio
+
 
 def load(target: str) -> tuple[Callable[[], Any], Callable[[Any], Any]]:
     module_name, _, attribute = target.partition(":")
@@ -50,8 +52,8 @@ def private_stdout() -> BinaryIO:
 
 def encode(answer: Any) -> bytes:
     try:
-        return orjson.dumps(answer, option=orjson.OPT_APPEND_NEWLINE)
-    except TypeError as exc:
+        return jsonio.dumps_line(answer)  # a lone surrogate is escaped, as Node writes it
+    except (TypeError, ValueError) as exc:
         seq = answer.get("seq") if isinstance(answer, dict) else None
         return orjson.dumps(
             {"seq": seq,
@@ -79,8 +81,8 @@ def serve(target: str) -> None:
         if not line.strip():
             continue
         try:
-            message = orjson.loads(line)
-        except orjson.JSONDecodeError as exc:
+            message = jsonio.loads(line)
+        except jsonio.JSONDecodeError as exc:
             message = None
             answer: Any = {"seq": None, "error": {"message": f"request is not JSON: {exc}"}}
         if isinstance(message, dict) and message.get("cmd") == "bye":

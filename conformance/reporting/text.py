@@ -28,6 +28,15 @@ def printable(text: Any) -> str:
                         else f"\\u{ord(m.group()):04x}", str(text))
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def printable_text(text: str) -> str:
+    """A whole rendered document that UTF-8 can hold: a lone surrogate (an implementation's
+    text) written as ``\\uXXXX``, everything else as it is."""
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 def short(value: Any, limit: int = MAX_VALUE) -> str:
     """A value as one line of JSON, cut at ``limit`` characters; ``<...>`` notes as they are."""
     text = value if isinstance(value, str) and value.startswith("<") else json.dumps(
