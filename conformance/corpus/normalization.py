@@ -1,20 +1,14 @@
-"""Normalization applied to both sides before comparing: the golden and the answer alike.
-
-Only values Pi invents at load time are normalized, and only where a port cannot match
-them byte for byte (docs/normalization.md):
-
-* generated ids: under an id-bearing key, a string that does not occur anywhere in the input
-  session (a v1 migration assigns random 8-hex ids; an empty file gets a uuidv7 session id)
-  becomes ``<generated-id-N>``, numbered in order of first appearance, keys visited in sorted
-  order. Two answers agree when they generate ids with the same structure.
-* generated timestamps: a string under ``timestamp`` that is not in the input (the header
-  written into an empty file) becomes ``<generated-timestamp>``.
+"""The JSON value rules that judging and maintenance share (docs/normalization.md).
 
 * numbers (``same_number``): JSON has a single number type, so ``1.0`` is ``1``; an integer
   beyond 2**53 is what a JavaScript double holds, so Python's ``6.26e16`` is JS's
   ``62630770878629400`` (found by the fuzzer). Integers (token counts, millisecond
   timestamps) compare exactly; only where a side is a fraction (a sum of float costs, which
   a port may add in another order) is a relative tolerance of ``REL_TOLERANCE`` allowed.
+
+* the input's strings (``input_strings``): where a golden has not recorded which values Pi
+  generates, judging/generated.py guesses that a string under one of ``ID_KEYS`` or
+  ``timestamp`` that is not in the input session is one.
 
 Everything else, opaque signatures included, compares exactly.
 """
@@ -42,7 +36,7 @@ def as_double(value: int | float) -> float:
     try:
         return float(value)
     except OverflowError:
-        return math.copysign(math.inf, value)
+        return math.inf if value > 0 else -math.inf
 
 
 def same_number(a: int | float, b: int | float) -> bool:
@@ -92,33 +86,3 @@ def _collect(value: Any, found: set[str]) -> None:
     elif isinstance(value, list):
         for item in value:
             _collect(item, found)
-
-
-class _Normalizer:
-    def __init__(self, known: frozenset[str]):
-        self.known = known
-        self.ids: dict[str, str] = {}
-
-    def __call__(self, value: Any, key: str | None = None) -> Any:
-        if isinstance(value, dict):
-            return {k: self(value[k], k) for k in sorted(value)}
-        if isinstance(value, list):
-            return [self(v, key) for v in value]
-        if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
-            return int(value)  # JSON has one number type: 1.0 and 1 are the same value
-        if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 2**53:
-            return float(value)  # what a JS double holds; 2**53 + 1 and 2**53 are one value
-        if isinstance(value, str) and value not in self.known:
-            if key in ID_KEYS:
-                return self.ids.setdefault(value, f"<generated-id-{len(self.ids) + 1}>")
-            if key == "timestamp":
-                return "<generated-timestamp>"
-        return value
-
-
-def normalize(value: Any, known: frozenset[str]) -> Any:
-    """``value`` with generated ids and timestamps replaced by stable placeholders.
-
-    ``known`` is ``input_strings(session)``: strings that came from the input are kept.
-    """
-    return _Normalizer(known)(value)

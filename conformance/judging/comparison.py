@@ -1,114 +1,347 @@
-"""Compare an implementation's answer with a golden, on parsed JSON, with deepdiff.
+"""Compare an implementation's answer with a golden: exact, aligned, bounded.
 
-Rules (docs/normalization.md): both sides are normalized first (normalize.py); object key
-order never matters, list order always does (goldens spell meaningful order as lists);
-integers and floats of equal value are equal; integers compare exactly and only a fraction
-gets a relative tolerance (``normalization.same_number``), since costs are sums of binary
-fractions that a port may add in another order; everything else, opaque signatures
-included, must be identical.
+Rules (docs/normalization.md): object key order never matters, list order always does
+(goldens spell meaningful order as lists); numbers follow ``normalization.same_number``
+(integers exactly, a fraction within a tiny tolerance); everything else, ids in requests and
+opaque signatures included, must be identical, except the values Pi generates
+(``generated.py``): there the answer may hold its own values, reused where Pi reused its own.
+
+How, at a cost proportional to what differs: equal answers are found by their canonical
+bytes before anything else; a walk then descends only into unequal subtrees, skipping equal
+ones by their bytes; lists are aligned first (``alignment.py``), so a missing or extra item
+is one difference and the items after it line up. Small unequal objects with no lists inside
+(a usage block, a header) are diffed by DeepDiff, with our number rule. The walk stops after
+``MAX_DIFFERENCES`` differences or ``MAX_STEPS`` nodes and says so, and compares anything
+nested deeper than ``MAX_DEPTH`` as a whole.
 """
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import orjson
-from deepdiff import DeepDiff
-from deepdiff.operator import BaseOperator
-
+from conformance import jsonio
 from conformance.corpus.jsonpath import json_path
-from conformance.corpus.normalization import REL_TOLERANCE, is_number, normalize, same_number
+from conformance.corpus.normalization import REL_TOLERANCE, is_number, same_number
+from conformance.judging.alignment import align
+from conformance.judging.generated import (
+    Generated,
+    Guessed,
+    Recorded,
+    Steps,
+    describe_group,
+    is_clock_reading,
+    output_paths,
+)
 
-__all__ = ["REL_TOLERANCE", "Difference", "differences", "json_path"]
+__all__ = ["MAX_DEPTH", "MAX_DIFFERENCES", "MAX_STEPS", "REL_TOLERANCE", "Difference",
+           "differences", "json_path", "output_paths"]
 
+MAX_DIFFERENCES = 1000  # differences listed per comparison; the rest is one "not compared"
+MAX_STEPS = 2_000_000  # nodes visited per comparison
+MAX_DEPTH = 200  # deeper than this, subtrees are compared whole
 _MISSING = "<missing>"
-
-
-class _Numbers(BaseOperator):
-    """JSON numbers: one type (``0.02`` against ``0`` is changed, not a type change), and
-    equal by ``same_number`` (integers exactly, fractions within a tiny tolerance)."""
-
-    def __init__(self) -> None:
-        super().__init__(types=[float, int])
-
-    def give_up_diffing(self, level: Any, diff_instance: Any) -> bool:
-        a, b = level.t1, level.t2
-        if isinstance(a, bool) or isinstance(b, bool) or not isinstance(b, (int, float)):
-            return False
-        if not same_number(a, b):
-            diff_instance.custom_report_result("values_changed", level)
-        return True
 
 
 @dataclass(frozen=True)
 class Difference:
-    """One place where the answer and the golden disagree."""
+    """One place where the answer and the golden disagree.
+
+    ``path`` is where in Pi's answer (for an extra item: where it would go); ``actual_path``,
+    when set, is where the answer holds it, if alignment moved it; ``note`` says what a
+    missing or extra item is, or why a generated value is wrong.
+    """
 
     path: str
     kind: str
     expected: Any
     actual: Any
+    actual_path: str | None = None
+    note: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        return {"path": self.path, "kind": self.kind, "expected": self.expected,
+        data = {"path": self.path, "kind": self.kind, "expected": self.expected,
                 "actual": self.actual}
+        if self.actual_path is not None:
+            data["actual_path"] = self.actual_path
+        if self.note:
+            data["note"] = self.note
+        return data
 
 
-def _canonical(value: Any) -> bytes | None:
-    try:
-        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
-    except TypeError:
-        return None
+def differences(expected: Any, actual: Any, known: frozenset[str] = frozenset(), *,
+                volatile: Mapping[str, str] | None = None) -> list[Difference]:
+    """Every difference between ``expected`` (Pi's) and ``actual``, in document order.
 
-
-_KINDS = {
-    "values_changed": "changed",
-    "type_changes": "type changed",
-    "dictionary_item_added": "unexpected key",
-    "dictionary_item_removed": "missing key",
-    "iterable_item_added": "unexpected item",
-    "iterable_item_removed": "missing item",
-}
-
-
-def _numbers(a: Any, b: Any) -> bool:
-    return is_number(a) and is_number(b)
-
-
-def _shown(value: Any) -> Any:
-    return _MISSING if type(value).__name__ == "NotPresent" else value
-
-
-def differences(expected: Any, actual: Any, known: frozenset[str]) -> list[Difference]:
-    """Every difference between normalized ``expected`` and ``actual``, in path order.
-
-    ``known`` is ``normalize.input_strings(session)``, computed once per case.
+    ``volatile``: the generated values' paths in ``expected`` and their groups (a golden's
+    ``output_paths(golden.volatile)``). Without it they are guessed from ``known``
+    (``normalization.input_strings(session)``).
     """
-    expected, actual = normalize(expected, known), normalize(actual, known)
-    canonical = _canonical(expected)
-    if canonical is not None and canonical == _canonical(actual):
-        return []  # the common case, without deepdiff's cost
-    tree = DeepDiff(
-        expected,
-        actual,
-        custom_operators=[_Numbers()],
-        view="tree",
-        cache_size=0,
-    )
-    found = [
-        Difference(
-            path=json_path(item.path(output_format="list")),
-            kind=_KINDS.get(report, report),
-            expected=_shown(item.t1),
-            actual=_shown(item.t2),
-        )
-        for report, items in tree.items()
-        for item in items
-        if not (report == "type_changes" and _numbers(item.t1, item.t2)
-                and same_number(item.t1, item.t2))
-    ]
-    found = [Difference(d.path, "changed", d.expected, d.actual)
-             if d.kind == "type changed" and _numbers(d.expected, d.actual) else d
-             for d in found]
-    return sorted(found, key=lambda d: d.path)
+    if _equal(expected, actual):
+        return []
+    walk = _Walk(Recorded(volatile) if volatile is not None else Guessed(known))
+    walk.compare(expected, actual, (), (), 0)
+    found = walk.found + walk.generated_differences(expected, actual)
+    if walk.stopped:
+        found.append(Difference("$", "not compared", None, None, note=walk.stopped))
+    return found
+
+
+def _equal(a: Any, b: Any) -> bool:
+    """Equal as JSON, by canonical bytes (``true`` is not ``1``; key order does not matter).
+    False when unsure (a number spelled two ways, nesting too deep): the walk decides."""
+    try:
+        return jsonio.canonical(a) == jsonio.canonical(b)
+    except (TypeError, ValueError, RecursionError):
+        return False
+
+
+def _key(item: Any) -> Hashable:
+    """What alignment matches items by: a scalar itself, a container's canonical bytes."""
+    if isinstance(item, (dict, list)):
+        try:
+            return jsonio.canonical(item)
+        except (TypeError, ValueError, RecursionError):
+            return id(item)
+    return (type(item) is bool, item)
+
+
+def _kind(item: Any) -> Hashable:
+    if isinstance(item, dict):
+        message = item.get("message")
+        inner = message.get("role") if isinstance(message, dict) else None
+        return (str(item.get("type")), str(item.get("role")), str(inner))
+    return type(item).__name__
+
+
+def describe_item(list_key: Any, item: Any) -> str:
+    """What an item of a list is, in words: ``user message``, ``thinking block``."""
+    if isinstance(item, dict):
+        role, kind = item.get("role"), item.get("type")
+        message = item.get("message")
+        if isinstance(message, dict) and isinstance(message.get("role"), str):
+            return f"{kind} entry ({message['role']} message)"
+        if list_key == "content" and isinstance(kind, str):
+            return f"{kind} block"
+        if isinstance(role, str):
+            return f"{role} message" if list_key in ("messages", "input", "contents") \
+                else f"{role} item"
+        if isinstance(kind, str):
+            return f"{kind} {'entry' if list_key == 'entries' else 'item'}"
+    return {"messages": "message", "entries": "entry", "content": "block"}.get(
+        list_key, "item") if not isinstance(list_key, int) else "item"
+
+
+def _loose(value: Any) -> Any:
+    """``value`` with integral floats as ints: a key that a port writing ``0.0`` matches."""
+    if isinstance(value, dict):
+        return {k: _loose(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_loose(v) for v in value]
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+        return int(value)
+    return value
+
+
+class _Stop(Exception):
+    pass
+
+
+class _Walk:
+    def __init__(self, generated: Generated):
+        self.generated = generated
+        self.found: list[Difference] = []
+        self.steps = 0
+        self.stopped = ""
+        # (group, expected steps, actual steps, Pi's value, the answer's value)
+        self.pending: list[tuple[str, Steps, Steps, Any, Any]] = []
+        # expected list steps -> {expected index: actual index}, where alignment moved items
+        self.moves: dict[Steps, dict[int, int | None]] = {}
+
+    def add(self, esteps: Steps, asteps: Steps, kind: str, expected: Any, actual: Any,
+            note: str = "") -> None:
+        if self.stopped:
+            return
+        moved = json_path(list(asteps)) if asteps != esteps or kind == "unexpected item" \
+            else None
+        self.found.append(Difference(json_path(list(esteps)), kind, expected, actual, moved,
+                                     note))
+        if len(self.found) >= MAX_DIFFERENCES:
+            self.stopped = (f"the comparison stopped after {MAX_DIFFERENCES} differences; "
+                            "the rest of the answer was not compared")
+
+    def compare(self, e: Any, a: Any, es: Steps, as_: Steps, depth: int) -> None:
+        if self.stopped:
+            return
+        self.steps += 1
+        if self.steps > MAX_STEPS:
+            self.stopped = (f"the comparison stopped after visiting {MAX_STEPS} values; the "
+                            "rest of the answer was not compared")
+            return
+        group = self.generated.group_of(es, e)
+        if group is not None and type(e) is type(a) and not _equal(e, a):
+            self.pending.append((group, es, as_, e, a))
+            return
+        if depth > MAX_DEPTH:
+            if not _equal(e, a):
+                self.add(es, as_, "changed", e, a,
+                         f"nested deeper than {MAX_DEPTH} levels: compared as a whole")
+            return
+        if isinstance(e, dict) and isinstance(a, dict):
+            self.objects(e, a, es, as_, depth)
+        elif isinstance(e, list) and isinstance(a, list):
+            self.lists(e, a, es, as_, depth)
+        else:
+            self.leaves(e, a, es, as_)
+
+    def leaves(self, e: Any, a: Any, es: Steps, as_: Steps) -> None:
+        if is_number(e) and is_number(a):
+            if not same_number(e, a):
+                self.add(es, as_, "changed", e, a)
+        elif type(e) is not type(a) and not (isinstance(e, (dict, list)) and
+                                             isinstance(a, (dict, list))
+                                             and type(e) is type(a)):
+            self.add(es, as_, "type changed", e, a)
+        elif e != a:
+            self.add(es, as_, "changed", e, a)
+
+    def objects(self, e: dict[str, Any], a: dict[str, Any], es: Steps, as_: Steps,
+                depth: int) -> None:
+        for key in sorted(e.keys() | a.keys()):
+            if key not in a:
+                self.add((*es, key), (*as_, key), "missing key", e[key], _MISSING)
+            elif key not in e:
+                self.add((*es, key), (*as_, key), "unexpected key", _MISSING, a[key])
+            else:
+                ce, ca = e[key], a[key]
+                if isinstance(ce, (dict, list)) and isinstance(ca, (dict, list)) and \
+                        _equal(ce, ca):
+                    continue
+                self.compare(ce, ca, (*es, key), (*as_, key), depth + 1)
+
+    def lists(self, e: list[Any], a: list[Any], es: Steps, as_: Steps, depth: int) -> None:
+        e_keys = [_key(item) for item in e]
+        a_keys = [_key(item) for item in a]
+        pairs = align(e_keys, a_keys, lambda i: _kind(e[i]), lambda j: _kind(a[j]))
+        matched = sum(1 for i, j in pairs if i is not None and j is not None
+                      and e_keys[i] == a_keys[j])
+        exact = True
+        if len(e) != len(a) and matched < min(len(e), len(a)) / 2:
+            # Few equal items: maybe only generated values or ``0.0`` against ``0`` differ.
+            exact = False
+            e_keys = [_key(_loose(self.generated.masked(es, item))) for item in e]
+            a_keys = [_key(_loose(self.generated.masked(es, item))) for item in a]
+            pairs = align(e_keys, a_keys, lambda i: _kind(e[i]), lambda j: _kind(a[j]))
+        if any(i != j for i, j in pairs):
+            self.moves[es] = {i: j for i, j in pairs if i is not None}
+        list_key = es[-1] if es else None
+        inserted_at = 0
+        for i, j in pairs:
+            if self.stopped:
+                return
+            if i is None:
+                assert j is not None
+                self.add((*es, inserted_at), (*as_, j), "unexpected item", _MISSING, a[j],
+                         "extra item: " + describe_item(list_key, a[j]))
+            elif j is None:
+                self.add((*es, i), (*es, i), "missing item", e[i], _MISSING,
+                         "missing item: " + describe_item(list_key, e[i]))
+                inserted_at = i + 1
+            else:
+                inserted_at = i + 1
+                assert j is not None
+                if exact and isinstance(e_keys[i], bytes) and e_keys[i] == a_keys[j]:
+                    continue  # canonical bytes: equal as JSON
+                self.compare(e[i], a[j], (*es, i), (*as_, j), depth + 1)
+
+    # -- generated values ----------------------------------------------------------------
+
+    def actual_steps(self, steps: Steps) -> Steps | None:
+        """Where the answer holds what Pi holds at ``steps``, through the alignments."""
+        out: list[str | int] = []
+        for n, step in enumerate(steps):
+            if isinstance(step, int):
+                moves = self.moves.get(steps[:n])
+                if moves is not None:
+                    moved = moves.get(step)
+                    if moved is None:
+                        return None
+                    step = moved
+            out.append(step)
+        return tuple(out)
+
+    def generated_differences(self, expected: Any, actual: Any) -> list[Difference]:
+        """Generated values the answer does not reuse as Pi does: in a group, every path
+        must hold one value; two groups should not share one (clock readings may)."""
+        if not self.pending:
+            return []
+        groups = self.generated.groups(expected)
+        involved = {group for group, *_ in self.pending}
+        found: list[Difference] = []
+        chosen: dict[str, bytes] = {}
+        for group in sorted(involved):
+            members = groups.get(group) or [steps for g, steps, *_ in self.pending
+                                            if g == group]
+            held = []
+            for steps in members:
+                where = self.actual_steps(steps)
+                value = _get(actual, where) if where is not None else _ABSENT
+                if value is not _ABSENT and _get(expected, steps) is not _ABSENT:
+                    held.append((steps, where, value))
+            if not held:
+                continue
+            counts = Counter(_safe_bytes(value) for *_, value in held)
+            top = max(counts.values())
+            choice = next(_safe_bytes(v) for *_, v in held if counts[_safe_bytes(v)] == top)
+            chosen[group] = choice
+            first = members[0]
+            for steps, where, value in held:
+                if _safe_bytes(value) != choice:
+                    found.append(Difference(
+                        json_path(list(steps)), "changed", _get(expected, steps), value,
+                        json_path(list(where)) if where is not None and where != steps
+                        else None,
+                        f"generated value: Pi holds one value here and at "
+                        f"{describe_group(group, first)}; the answer holds two"))
+        pi_values = {group: _safe_bytes(_get(expected, paths[0]))
+                     for group, paths in groups.items() if paths}
+        owners: dict[bytes, str] = {}
+        for group, paths in groups.items():
+            value = chosen.get(group, pi_values.get(group))
+            if value is None or not paths:
+                continue
+            if is_clock_reading(_get(expected, paths[0])):
+                continue
+            other = owners.setdefault(value, group)
+            if other != group and group in involved:
+                found.append(Difference(
+                    json_path(list(paths[0])), "changed", _get(expected, paths[0]),
+                    _get(actual, self.actual_steps(paths[0]) or paths[0]), None,
+                    f"generated value: the answer reuses the value of "
+                    f"{describe_group(other, groups[other][0])}; Pi generates two"))
+        return found
+
+
+_ABSENT = object()
+
+
+def _get(value: Any, steps: Steps | None) -> Any:
+    if steps is None:
+        return _ABSENT
+    for step in steps:
+        if isinstance(step, int) and isinstance(value, list) and 0 <= step < len(value):
+            value = value[step]
+            continue
+        if not (isinstance(step, str) and isinstance(value, dict) and step in value):
+            return _ABSENT
+        value = value[step]
+    return value
+
+
+def _safe_bytes(value: Any) -> bytes:
+    try:
+        return jsonio.canonical(value)
+    except (TypeError, ValueError, RecursionError):
+        return repr(value).encode()
