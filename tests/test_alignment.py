@@ -72,3 +72,17 @@ def test_a_port_writing_floats_for_integers_still_lines_up():
     actual = {"items": [{"n": 1.0, "k": float(i)} for i in range(1, 6)]}
     found = differences(expected, actual)
     assert [(d.path, d.kind) for d in found] == [("$.items[0]", "missing item")]
+
+
+def test_renderings_and_the_report_show_the_alignment(tmp_path):
+    from conformance.judging.verdicts import StageResult, difference_from_json
+    from conformance.reporting.text import failure_lines
+
+    expected = messages("a", "b", "c")
+    actual = {"messages": [dict(m) for m in expected["messages"][1:]]}
+    actual["messages"][1]["timestamp"] = 1
+    found = differences(expected, actual)
+    assert [difference_from_json(d.to_json()) for d in found] == found  # round trip
+    lines = failure_lines(StageResult("a.b", "context", "fail", "", found))
+    assert "    $.messages[0] (missing item: user message)" in lines
+    assert "    $.messages[2].timestamp -> answer $.messages[1].timestamp (changed)" in lines

@@ -10,7 +10,7 @@ import pytest
 
 from conformance._paths import corpus_root
 from conformance.corpus.cases import Corpus
-from conformance.corpus.goldens import Golden, read_golden
+from conformance.corpus.goldens import read_golden
 from conformance.corpus.normalization import input_strings
 from conformance.judging.comparison import differences, output_paths
 from conformance.judging.runner import judge

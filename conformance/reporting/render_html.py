@@ -104,7 +104,8 @@ def _row(result: StageResult) -> dict[str, Any]:
         "issue": web_link(result.baseline.issue if result.baseline else ""),
         "differences": [
             {"path": d.path, "kind": d.kind, "expected": shown_value(d.expected),
-             "actual": shown_value(d.actual)}
+             "actual": shown_value(d.actual), "actual_path": d.actual_path or "",
+             "note": d.note}
             for d in diffs[:MAX_DIFFERENCES]
         ],
         "total": len(diffs),

@@ -88,8 +88,10 @@ def bounded(result: StageResult) -> StageResult:
     for diff in result.differences:
         if len(kept) >= MAX_DIFFERENCES:
             break
-        small = Difference(diff.path[:1000], diff.kind[:200], bounded_value(diff.expected),
-                           bounded_value(diff.actual))
+        small = replace(diff, path=diff.path[:1000], kind=diff.kind[:200],
+                        expected=bounded_value(diff.expected), actual=bounded_value(diff.actual),
+                        actual_path=diff.actual_path[:1000] if diff.actual_path else None,
+                        note=diff.note[:1000])
         try:
             size += len(jsonio.dumps(small.to_json()))
         except (TypeError, ValueError):  # a path or kind that is not UTF-8, say
@@ -97,8 +99,9 @@ def bounded(result: StageResult) -> StageResult:
         if size > MAX_LINE_BYTES // 2 and kept:
             break
         changed = changed or any(a is not b for a, b in zip(
-            (small.path, small.kind, small.expected, small.actual),
-            (diff.path, diff.kind, diff.expected, diff.actual), strict=True))
+            (small.path, small.kind, small.expected, small.actual, small.actual_path, small.note),
+            (diff.path, diff.kind, diff.expected, diff.actual, diff.actual_path, diff.note),
+            strict=True))
         kept.append(small)
     if len(kept) < len(result.differences):
         notes.append(f"the report keeps the first {len(kept)} of {len(result.differences)} "
