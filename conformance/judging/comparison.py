@@ -145,8 +145,39 @@ def _loose(value: Any) -> Any:
     return value
 
 
-class _Stop(Exception):
-    pass
+# (expected index, actual index, known to be equal as JSON)
+_Pair = tuple[int | None, int | None, bool]
+
+
+def _cheap_alignment(e: list[Any], a: list[Any]) -> list[_Pair] | None:
+    """The usual alignments without an item's bytes: equal lengths with a few items changed
+    in place, or one block of items missing or extra. Python's ``==`` finds the candidates
+    (fast, but ``true == 1``), and one canonical comparison of everything it called equal
+    confirms them; None when neither shape fits or the confirmation fails."""
+    n, m = len(e), len(a)
+    lo = 0
+    while lo < n and lo < m and e[lo] == a[lo]:
+        lo += 1
+    he, ha = n, m
+    while he > lo and ha > lo and e[he - 1] == a[ha - 1]:
+        he, ha = he - 1, ha - 1
+    if n == m:
+        changed = [i for i in range(lo, he) if e[i] != a[i]]
+        if len(changed) > max(1, (he - lo) // 2):
+            return None
+        differ = set(changed)
+        if not _equal([x for i, x in enumerate(e) if i not in differ],
+                      [x for i, x in enumerate(a) if i not in differ]):
+            return None
+        return [(i, i, i not in differ) for i in range(n)]
+    if lo < he and lo < ha:
+        return None  # items changed and items missing or extra: the keyed alignment decides
+    if not _equal(e[:lo] + e[he:], a[:lo] + a[ha:]):
+        return None
+    return [*((i, i, True) for i in range(lo)),
+            *((i, None, False) for i in range(lo, he)),
+            *((None, j, False) for j in range(lo, ha)),
+            *((he + k, ha + k, True) for k in range(n - he))]
 
 
 class _Walk:
@@ -216,29 +247,19 @@ class _Walk:
                 self.add((*es, key), (*as_, key), "unexpected key", _MISSING, a[key])
             else:
                 ce, ca = e[key], a[key]
-                if isinstance(ce, (dict, list)) and isinstance(ca, (dict, list)) and \
-                        _equal(ce, ca):
-                    continue
+                if isinstance(ce, dict) and isinstance(ca, dict) and _equal(ce, ca):
+                    continue  # (a list checks its own items: see lists)
                 self.compare(ce, ca, (*es, key), (*as_, key), depth + 1)
 
     def lists(self, e: list[Any], a: list[Any], es: Steps, as_: Steps, depth: int) -> None:
-        e_keys = [_key(item) for item in e]
-        a_keys = [_key(item) for item in a]
-        pairs = align(e_keys, a_keys, lambda i: _kind(e[i]), lambda j: _kind(a[j]))
-        matched = sum(1 for i, j in pairs if i is not None and j is not None
-                      and e_keys[i] == a_keys[j])
-        exact = True
-        if len(e) != len(a) and matched < min(len(e), len(a)) / 2:
-            # Few equal items: maybe only generated values or ``0.0`` against ``0`` differ.
-            exact = False
-            e_keys = [_key(_loose(self.generated.masked(es, item))) for item in e]
-            a_keys = [_key(_loose(self.generated.masked(es, item))) for item in a]
-            pairs = align(e_keys, a_keys, lambda i: _kind(e[i]), lambda j: _kind(a[j]))
-        if any(i != j for i, j in pairs):
-            self.moves[es] = {i: j for i, j in pairs if i is not None}
+        pairs = _cheap_alignment(e, a)
+        if pairs is None:
+            pairs = self.keyed_alignment(e, a, es)
+        if any(i != j for i, j, _ in pairs):
+            self.moves[es] = {i: j for i, j, _ in pairs if i is not None}
         list_key = es[-1] if es else None
         inserted_at = 0
-        for i, j in pairs:
+        for i, j, same in pairs:
             if self.stopped:
                 return
             if i is None:
@@ -251,10 +272,23 @@ class _Walk:
                 inserted_at = i + 1
             else:
                 inserted_at = i + 1
-                assert j is not None
-                if exact and isinstance(e_keys[i], bytes) and e_keys[i] == a_keys[j]:
-                    continue  # canonical bytes: equal as JSON
-                self.compare(e[i], a[j], (*es, i), (*as_, j), depth + 1)
+                if not same:
+                    self.compare(e[i], a[j], (*es, i), (*as_, j), depth + 1)
+
+    def keyed_alignment(self, e: list[Any], a: list[Any], es: Steps) -> list[_Pair]:
+        """Items matched by canonical bytes; with few matches and lengths that differ, by
+        bytes that ignore generated values and ``0.0`` against ``0``."""
+        e_keys = [_key(item) for item in e]
+        a_keys = [_key(item) for item in a]
+        pairs = align(e_keys, a_keys, lambda i: _kind(e[i]), lambda j: _kind(a[j]))
+        matched = sum(1 for i, j in pairs if i is not None and j is not None
+                      and e_keys[i] == a_keys[j])
+        if len(e) != len(a) and matched < min(len(e), len(a)) / 2:
+            loose_e = [_key(_loose(self.generated.masked(es, item))) for item in e]
+            loose_a = [_key(_loose(self.generated.masked(es, item))) for item in a]
+            pairs = align(loose_e, loose_a, lambda i: _kind(e[i]), lambda j: _kind(a[j]))
+        return [(i, j, i is not None and j is not None and isinstance(e_keys[i], bytes)
+                 and e_keys[i] == a_keys[j]) for i, j in pairs]
 
     # -- generated values ----------------------------------------------------------------
 
