@@ -22,6 +22,9 @@ from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from deepdiff import DeepDiff
+from deepdiff.operator import BaseOperator
+
 from conformance import jsonio
 from conformance.corpus.jsonpath import json_path
 from conformance.corpus.normalization import REL_TOLERANCE, is_number, same_number
@@ -145,6 +148,51 @@ def _loose(value: Any) -> Any:
     return value
 
 
+MAX_FLAT_LEAVES = 64  # an object this small, without lists, is diffed by DeepDiff
+_KINDS = {
+    "values_changed": "changed",
+    "type_changes": "type changed",
+    "dictionary_item_added": "unexpected key",
+    "dictionary_item_removed": "missing key",
+}
+
+
+class _Numbers(BaseOperator):
+    """JSON numbers for DeepDiff: one type, equal by ``same_number``."""
+
+    def __init__(self) -> None:
+        super().__init__(types=[float, int])
+
+    def give_up_diffing(self, level: Any, diff_instance: Any) -> bool:
+        a, b = level.t1, level.t2
+        if not (is_number(a) and is_number(b)):
+            return False
+        if not same_number(a, b):
+            diff_instance.custom_report_result("values_changed", level)
+        return True
+
+
+def _shown(value: Any) -> Any:
+    return _MISSING if type(value).__name__ == "NotPresent" else value
+
+
+def _flat(value: dict[str, Any]) -> bool:
+    """Whether ``value`` is an object of at most ``MAX_FLAT_LEAVES`` leaves and no list."""
+    budget = MAX_FLAT_LEAVES
+    stack: list[Any] = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            return False
+        else:
+            budget -= 1
+            if budget < 0:
+                return False
+    return True
+
+
 # (expected index, actual index, known to be equal as JSON)
 _Pair = tuple[int | None, int | None, bool]
 
@@ -240,6 +288,9 @@ class _Walk:
 
     def objects(self, e: dict[str, Any], a: dict[str, Any], es: Steps, as_: Steps,
                 depth: int) -> None:
+        if _flat(e) and _flat(a):
+            self.small_objects(e, a, es, as_)
+            return
         for key in sorted(e.keys() | a.keys()):
             if key not in a:
                 self.add((*es, key), (*as_, key), "missing key", e[key], _MISSING)
@@ -250,6 +301,27 @@ class _Walk:
                 if isinstance(ce, dict) and isinstance(ca, dict) and _equal(ce, ca):
                     continue  # (a list checks its own items: see lists)
                 self.compare(ce, ca, (*es, key), (*as_, key), depth + 1)
+
+    def small_objects(self, e: dict[str, Any], a: dict[str, Any], es: Steps,
+                      as_: Steps) -> None:
+        """A small unequal object with no list inside: DeepDiff's structured differences,
+        with our number rule, generated values set aside for the group check."""
+        tree = DeepDiff(e, a, custom_operators=[_Numbers()], view="tree", cache_size=0)
+        found = sorted(((tuple(item.path(output_format="list")), report, _shown(item.t1),
+                         _shown(item.t2)) for report, items in tree.items() for item in items),
+                       key=lambda found: found[0])
+        for steps, report, old, new in found:
+            kind = _KINDS.get(report, report)
+            if report == "type_changes" and is_number(old) and is_number(new):
+                if same_number(old, new):
+                    continue  # 1 and 1.0: one JSON number
+                kind = "changed"
+            group = self.generated.group_of((*es, *steps), old) \
+                if kind in ("changed", "type changed") else None
+            if group is not None and type(old) is type(new):
+                self.pending.append((group, (*es, *steps), (*as_, *steps), old, new))
+            else:
+                self.add((*es, *steps), (*as_, *steps), kind, old, new)
 
     def lists(self, e: list[Any], a: list[Any], es: Steps, as_: Steps, depth: int) -> None:
         pairs = _cheap_alignment(e, a)
