@@ -127,7 +127,7 @@ def describe_item(list_key: Any, item: Any) -> str:
         if isinstance(message, dict) and isinstance(message.get("role"), str):
             return f"{kind} entry ({message['role']} message)"
         if list_key == "content" and isinstance(kind, str):
-            return f"{kind} block"
+            return f"{kind.replace('_', ' ')} block"  # redacted_thinking: redacted thinking
         if isinstance(role, str):
             return f"{role} message" if list_key in ("messages", "input", "contents") \
                 else f"{role} item"

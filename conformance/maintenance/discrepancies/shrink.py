@@ -31,7 +31,6 @@ from conformance.implementations.transports import Implementation
 from conformance.judging.comparison import differences
 from conformance.maintenance.discrepancies.grouping import (
     Signature,
-    collapse_list_shifts,
     error_signature,
 )
 
@@ -157,7 +156,7 @@ def signature(expected: Answer, actual: Answer, known: frozenset[str]) -> Signat
         return frozenset({("$", f"Pi answers {expected.kind}, the implementation {actual.kind}")})
     if expected.kind == "rejected":
         return frozenset()
-    return collapse_list_shifts(
+    return frozenset(
         (generalize(d.path), d.kind) for d in differences(expected.value, actual.value, known))
 
 
