@@ -57,3 +57,21 @@ def test_a_fraction_against_an_integer_is_a_changed_value_not_a_type_change():
     assert [(d.kind, d.expected, d.actual) for d in found] == [("changed", 0.02, 0)]
     assert differences({"cost": 1}, {"cost": 0.9999999999999999}, frozenset()) == []
     assert differences({"n": 1}, {"n": 1.0}, frozenset()) == []
+
+
+def test_a_comparison_is_bounded_and_says_what_it_left_out():
+    from conformance.judging.comparison import MAX_DIFFERENCES
+
+    found = differences({"a": [f"x{n}" for n in range(3000)]},
+                        {"a": [f"y{n}" for n in range(3000)]})
+    assert len(found) == MAX_DIFFERENCES + 1
+    assert found[-1].kind == "not compared" and "stopped after" in found[-1].note
+
+
+def test_values_nested_deeper_than_the_cap_are_compared_whole():
+    deep_e, deep_a = 1, 2
+    for _ in range(5000):
+        deep_e, deep_a = [deep_e], [deep_a]
+    (found,) = differences({"deep": deep_e}, {"deep": deep_a})
+    assert found.kind == "changed" and "compared as a whole" in found.note
+    assert differences({"deep": deep_e}, {"deep": deep_e}) == []

@@ -82,7 +82,7 @@ def differences(expected: Any, actual: Any, known: frozenset[str] = frozenset(),
     ``output_paths(golden.volatile)``). Without it they are guessed from ``known``
     (``normalization.input_strings(session)``).
     """
-    if _equal(expected, actual):
+    if _same(expected, actual):
         return []
     walk = _Walk(Recorded(volatile) if volatile is not None else Guessed(known))
     walk.compare(expected, actual, (), (), 0)
@@ -94,11 +94,45 @@ def differences(expected: Any, actual: Any, known: frozenset[str] = frozenset(),
 
 def _equal(a: Any, b: Any) -> bool:
     """Equal as JSON, by canonical bytes (``true`` is not ``1``; key order does not matter).
-    False when unsure (a number spelled two ways, nesting too deep): the walk decides."""
+    False for one number spelled two ways (the walk decides); nesting deeper than orjson
+    goes is compared without recursion."""
     try:
         return jsonio.canonical(a) == jsonio.canonical(b)
     except (TypeError, ValueError, RecursionError):
-        return False
+        return _deep_equal(a, b)
+
+
+def _deep_equal(a: Any, b: Any) -> bool:
+    """Equality as JSON without recursion, for values nested deeper than orjson goes."""
+    stack = [(a, b)]
+    while stack:
+        x, y = stack.pop()
+        if isinstance(x, dict) and isinstance(y, dict):
+            if x.keys() != y.keys():
+                return False
+            stack.extend((x[k], y[k]) for k in x)
+        elif isinstance(x, list) and isinstance(y, list):
+            if len(x) != len(y):
+                return False
+            stack.extend(zip(x, y, strict=True))
+        elif is_number(x) and is_number(y):
+            if not same_number(x, y):
+                return False
+        elif type(x) is not type(y) or x != y:
+            return False
+    return True
+
+
+def _same(a: Any, b: Any) -> bool:
+    """``_equal``, after Python's ``==`` (which stops at the first difference) has not ruled it
+    out: what ``==`` calls unequal is unequal as JSON too, but for one number spelled as two
+    integers beyond 2**53, which the walk then finds equal."""
+    try:
+        if not a == b:
+            return False
+    except RecursionError:
+        pass
+    return _equal(a, b)
 
 
 def _key(item: Any) -> Hashable:
@@ -298,7 +332,7 @@ class _Walk:
                 self.add((*es, key), (*as_, key), "unexpected key", _MISSING, a[key])
             else:
                 ce, ca = e[key], a[key]
-                if isinstance(ce, dict) and isinstance(ca, dict) and _equal(ce, ca):
+                if isinstance(ce, dict) and isinstance(ca, dict) and _same(ce, ca):
                     continue  # (a list checks its own items: see lists)
                 self.compare(ce, ca, (*es, key), (*as_, key), depth + 1)
 
@@ -324,7 +358,10 @@ class _Walk:
                 self.add((*es, *steps), (*as_, *steps), kind, old, new)
 
     def lists(self, e: list[Any], a: list[Any], es: Steps, as_: Steps, depth: int) -> None:
-        pairs = _cheap_alignment(e, a)
+        try:
+            pairs = _cheap_alignment(e, a)
+        except RecursionError:  # items nested too deep for ==: the keys decide
+            pairs = None
         if pairs is None:
             pairs = self.keyed_alignment(e, a, es)
         if any(i != j for i, j, _ in pairs):
