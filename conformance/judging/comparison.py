@@ -128,7 +128,7 @@ def _same(a: Any, b: Any) -> bool:
     out: what ``==`` calls unequal is unequal as JSON too, but for one number spelled as two
     integers beyond 2**53, which the walk then finds equal."""
     try:
-        if not a == b:
+        if a != b:
             return False
     except RecursionError:
         pass
