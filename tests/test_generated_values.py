@@ -128,3 +128,9 @@ def test_a_golden_file_without_volatile_is_read_as_not_recorded(corpus):
     assert read_golden(first, stage).volatile_recorded is False
     first.expected_path(stage).write_text(json.dumps(recorded.to_json()))
     assert read_golden(first, stage).volatile_recorded is True
+
+
+def test_without_a_recording_an_input_value_cannot_stand_for_a_generated_one():
+    known = input_strings(b'{"id":"k1"}')
+    found = differences({"leafId": "r9"}, {"leafId": "k1"}, known)
+    assert [(d.path, d.expected, d.actual) for d in found] == [("$.leafId", "r9", "k1")]

@@ -294,7 +294,8 @@ class _Walk:
                             "rest of the answer was not compared")
             return
         group = self.generated.group_of(es, e)
-        if group is not None and type(e) is type(a) and not _equal(e, a):
+        if group is not None and type(e) is type(a) and self.generated.may_hold(a) and \
+                not _equal(e, a):
             self.pending.append((group, es, as_, e, a))
             return
         if depth > MAX_DEPTH:
@@ -352,7 +353,7 @@ class _Walk:
                 kind = "changed"
             group = self.generated.group_of((*es, *steps), old) \
                 if kind in ("changed", "type changed") else None
-            if group is not None and type(old) is type(new):
+            if group is not None and type(old) is type(new) and self.generated.may_hold(new):
                 self.pending.append((group, (*es, *steps), (*as_, *steps), old, new))
             else:
                 self.add((*es, *steps), (*as_, *steps), kind, old, new)

@@ -46,6 +46,10 @@ class Generated:
         """Every group and its paths in ``expected``, in document order."""
         raise NotImplementedError
 
+    def may_hold(self, value: Any) -> bool:
+        """Whether the answer's ``value`` can stand for a generated one."""
+        return True
+
     def masked(self, list_steps: Steps, item: Any) -> Any:
         """``item`` of the list at ``list_steps`` with its generated values blanked: a key to
         line items up by, the same whatever values either side generated."""
@@ -98,6 +102,10 @@ class Guessed(Generated):
 
     def group_of(self, steps: Steps, value: Any) -> str | None:
         return self._generated(steps[-1] if steps else None, value)
+
+    def may_hold(self, value: Any) -> bool:
+        """A value copied from the input is not generated (Pi generated one here)."""
+        return not (isinstance(value, str) and value in self.known)
 
     def groups(self, expected: Any) -> dict[str, list[Steps]]:
         if self._groups is None:
