@@ -169,3 +169,11 @@ def test_a_root_cause_is_titled_in_words_from_its_aligned_differences(tmp_path):
 def test_field_differences_name_the_field_and_its_owner(tmp_path):
     (cause,) = causes(tmp_path, [fail("a.one", "context", TIMESTAMP)])
     assert grouping.describe(cause) == "writes another timestamp of messages in the context"
+
+
+def test_differences_inside_a_shifted_list_are_consequences():
+    shifted = grouping.collapse_list_shifts([
+        ("$.path[*]", "missing item"), ("$.path[*].id", "changed"),
+        ("$.path[*].index", "changed"), ("$.leafId", "changed"), ("$.paths", "changed")])
+    assert shifted == {("$.path[*]", "missing item"), ("$.leafId", "changed"),
+                       ("$.paths", "changed")}

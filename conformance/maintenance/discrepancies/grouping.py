@@ -2,7 +2,8 @@
 
 A failing result's signature is the set of (path with list indices generalized, kind) of its
 differences (lists are aligned before they are diffed, so a missing item is one difference,
-not a cascade through the items after it), or the kind of answer it gave where Pi answered
+not a cascade through the items after it; differences inside a list that lost or gained
+items count as its consequences), or the kind of answer it gave where Pi answered
 another kind, or its error. ``describe`` says what a root cause does in words, from its
 aligned differences: the kind, what the item is (a message's role, a block's type, a field),
 where it is and the stage ("drops the first message of the context").
@@ -46,6 +47,22 @@ def error_signature(message: str) -> str:
     return first[:160]
 
 
+LIST_SHIFT = ("missing item", "unexpected item")
+
+
+def collapse_list_shifts(pairs: Iterable[tuple[str, str]]) -> Signature:
+    """Drop differences inside the items of a list that gained or lost items.
+
+    Alignment keeps the items after a missing one in line, but the items next to it often
+    differ for the same reason (a path that took another branch before it ended early), so
+    for grouping they are consequences, not causes of their own.
+    """
+    pairs = set(pairs)
+    shifted = {path for path, kind in pairs if kind in LIST_SHIFT and path.endswith("[*]")}
+    return frozenset((path, kind) for path, kind in pairs
+                     if not any(path.startswith(lst) and path != lst for lst in shifted))
+
+
 def result_signature(result: StageResult) -> Signature:
     """What a failing result looks like, independent of where in the output it happened."""
     if result.status == "error":
@@ -53,7 +70,7 @@ def result_signature(result: StageResult) -> Signature:
     expected, actual = result.expected_kind, result.actual_kind
     if expected and actual and expected != actual:
         return frozenset({("$", f"Pi answers {expected}, the implementation {actual}")})
-    return frozenset((generalize(d.path), d.kind) for d in result.differences)
+    return collapse_list_shifts((generalize(d.path), d.kind) for d in result.differences)
 
 
 def version_key(version: str) -> tuple[Any, ...]:

@@ -31,6 +31,7 @@ from conformance.implementations.transports import Implementation
 from conformance.judging.comparison import differences
 from conformance.maintenance.discrepancies.grouping import (
     Signature,
+    collapse_list_shifts,
     error_signature,
 )
 
@@ -156,7 +157,7 @@ def signature(expected: Answer, actual: Answer, known: frozenset[str]) -> Signat
         return frozenset({("$", f"Pi answers {expected.kind}, the implementation {actual.kind}")})
     if expected.kind == "rejected":
         return frozenset()
-    return frozenset(
+    return collapse_list_shifts(
         (generalize(d.path), d.kind) for d in differences(expected.value, actual.value, known))
 
 
