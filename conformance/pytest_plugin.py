@@ -24,6 +24,7 @@ from conformance.cli.options import (
     DEFAULT_TIMEOUT,
     IMPL_SPECS,
     TIMEOUT_HELP,
+    parse_seconds,
 )
 from conformance.errors import ConformanceError
 
@@ -42,7 +43,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--pi-case", metavar="GLOB", action="append", default=[], help=CASE_HELP)
     group.addoption("--pi-stage", metavar="STAGE", action="append", default=[],
                     help="Only this stage (repeatable).")
-    group.addoption("--pi-timeout", metavar="SECONDS", type=float, default=DEFAULT_TIMEOUT,
+    group.addoption("--pi-timeout", metavar="SECONDS", type=parse_seconds,
+                    default=DEFAULT_TIMEOUT,
                     help=f"{TIMEOUT_HELP} (default {DEFAULT_TIMEOUT:g})")
     group.addoption("--pi-report", metavar="FILE", default=None,
                     help="Also write the canonical JSON-lines report here.")

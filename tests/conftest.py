@@ -8,6 +8,7 @@ import shutil
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -84,7 +85,12 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 class ReferenceRunner:
-    """The real Pi, started once for a test module: ``outputs(session, stages)``."""
+    """The real Pi, started once for the test session: ``outputs(session, stages)``.
+
+    Each call writes its own session file and asks under its own sequence number; the harness
+    keeps nothing between requests (tests/test_reference.py checks that), so sharing one
+    process makes no test depend on another's state.
+    """
 
     def __init__(self, scratch: Path):
         from conformance.implementations.transports import reference
@@ -98,12 +104,15 @@ class ReferenceRunner:
         from conformance.implementations import protocol
 
         self.seq += 1
-        path = self.scratch / "session.jsonl"
+        path = self.scratch / f"session-{self.seq}.jsonl"
         path.write_bytes(session)
         request = protocol.run_request(self.seq, "test.generated", (), str(path),
                                        session.decode("utf-8", errors="replace"), stages,
                                        {"cwd": "/pi-conformance/cwd"})
-        return protocol.check_run_answer(self.impl.run(request, 30), self.seq, stages)
+        try:
+            return protocol.check_run_answer(self.impl.run(request, 30), self.seq, stages)
+        finally:
+            path.unlink()
 
     def outputs(self, session: bytes, stages: list[str]) -> dict:
         results = self.results(session, stages)
@@ -112,8 +121,47 @@ class ReferenceRunner:
         return {stage: r["output"] for stage, r in results.items()}
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def pi(tmp_path_factory: pytest.TempPathFactory):
+    """One real Pi for every test that asks it about generated sessions (it starts in ~2 s)."""
     runner = ReferenceRunner(tmp_path_factory.mktemp("pi"))
     yield runner
     runner.impl.close()
+
+
+class SharedReference:
+    """The session's Pi, handed to code that starts and closes what it is given (a
+    ``Differential``): ``start`` answers the hello already made and ``close`` leaves it
+    running for the next test. One request at a time: never both sides of one comparison."""
+
+    def __init__(self, impl: Any):
+        self.impl = impl
+        self.spec = impl.spec
+
+    def start(self) -> Any:
+        return self.impl.hello
+
+    def run(self, request: dict, timeout: float) -> Any:
+        return self.impl.run(request, timeout)
+
+    def restart(self) -> Any:
+        return self.impl.restart()
+
+    def close(self) -> None:
+        pass
+
+
+@pytest.fixture
+def shared_reference(pi: ReferenceRunner) -> SharedReference:
+    return SharedReference(pi.impl)
+
+
+# The ``reference`` marker cannot drift: a test without it that starts Pi or Node fails
+# (tests/reference_guard.py says how).
+from reference_guard import (  # noqa: E402, F401
+    _reference_only_when_marked,
+    pytest_configure,
+    pytest_runtest_setup,
+    pytest_runtest_teardown,
+    pytest_unconfigure,
+)

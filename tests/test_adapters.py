@@ -133,6 +133,7 @@ def test_pi_0_73_1_claims_no_projection_and_no_prompt():
     assert any(d["path"].startswith("$[0]") for d in results["llm"]["differences"])
 
 
+@pytest.mark.slow
 @pytest.mark.reference
 def test_pi_ai_python_answers_prompt_and_requests_only():
     hello, results = run_case("pi-ai-python")

@@ -186,6 +186,7 @@ def test_the_reference_passes_its_own_goldens(corpus_dir):
 
 
 
+@pytest.mark.slow
 def test_an_interrupted_run_keeps_what_it_had_and_kills_the_implementation(corpus_dir, fake,
                                                                            tmp_path):
     import os

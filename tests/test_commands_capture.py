@@ -38,6 +38,7 @@ def test_an_unknown_scenario_is_a_clear_error(small_corpus: Path):
     assert "no scenario 'nope' (have: completions-text)" in result.output
 
 
+@pytest.mark.slow
 @pytest.mark.reference
 def test_record_then_check_then_a_changed_script_is_stale(small_corpus: Path):
     recorded = invoke("corpus", "capture", "--corpus", str(small_corpus))

@@ -30,6 +30,9 @@ def test_render_writes_each_format_and_exits_1_for_a_failed_run(tmp_path, output
     result = cli("render", str(report), "--format", output_format, "-o", str(out))
     assert result.exit_code == 1
     assert out.read_text(encoding="utf-8").startswith(start)
+    said = result.stderr.strip().splitlines()
+    assert said == [f"wrote the {output_format} rendering of {report} (7 results, failed) "
+                    f"to {out}"], said
     printed = cli("render", str(report), "--format", output_format)
     if output_format != "terminal":
         assert printed.output == out.read_text(encoding="utf-8")

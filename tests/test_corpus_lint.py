@@ -59,3 +59,62 @@ def test_a_clean_case_only_misses_its_golden(tmp_path: Path):
 
 def test_shipped_catalogue_is_clean():
     assert Corpus().lint_catalogue() == []
+
+
+def record(root: Path, name: str, cases: list[str], checked: str) -> None:
+    (root / "discrepancies").mkdir(exist_ok=True)
+    (root / "discrepancies" / f"{name}.toml").write_text(
+        f'id = "{name}"\ncases = {cases!r}\n[check]\ncase = "{checked}"\n'.replace("'", '"'))
+
+
+CONTRADICTS = ('features = ["basic"]\nstages = ["entries"]\noutcome = "pi-contradicts-docs"\n'
+               'discrepancy = "leaf"\nreason = "the docs say k3, Pi says l1"\n')
+
+
+def lint_case(tmp_path: Path, body: str, records: dict[str, list[str]] | None = None) -> str:
+    root = write_corpus(tmp_path, CLAUSES, {"area/a": body})
+    for name, cited in (records or {}).items():
+        record(root, name, cited, "area.a")
+    return messages([p.describe() for p in Corpus(root).lint()])
+
+
+def test_a_case_that_says_pi_contradicts_its_docs_is_clean_with_its_record(tmp_path: Path):
+    found = lint_case(tmp_path, CONTRADICTS, {"leaf": ["area.a"]})
+    assert "discrepanc" not in found and "invalid metadata" not in found, found
+
+
+def test_pi_contradicts_docs_needs_a_reason_and_a_record_id(tmp_path: Path):
+    found = lint_case(tmp_path, 'features = ["basic"]\nstages = ["entries"]\n'
+                                'outcome = "pi-contradicts-docs"\n')
+    assert "invalid metadata at (top level): 'reason' is a required property" in found
+    found = lint_case(tmp_path / "2", 'features = ["basic"]\nstages = ["entries"]\n'
+                                      'outcome = "pi-contradicts-docs"\nreason = "r"\n')
+    assert "'discrepancy' is a required property" in found
+
+
+def test_pi_throws_on_valid_input_needs_a_reason(tmp_path: Path):
+    found = lint_case(tmp_path, 'features = ["basic"]\nstages = ["entries"]\n'
+                                'outcome = "pi-throws-on-valid-input"\n')
+    assert "'reason' is a required property" in found
+
+
+def test_the_named_record_must_exist_and_cite_the_case(tmp_path: Path):
+    assert "discrepancy 'leaf' is not a record under corpus/discrepancies/" in \
+        lint_case(tmp_path, CONTRADICTS)
+    assert "discrepancy record 'leaf' does not list this case in its cases" in \
+        lint_case(tmp_path / "2", CONTRADICTS, {"leaf": ["area.other"]})
+
+
+def test_the_case_a_record_checks_must_say_pi_contradicts_its_docs(tmp_path: Path):
+    found = lint_case(tmp_path, 'features = ["basic"]\nstages = ["entries"]\n',
+                      {"leaf": ["area.a"]})
+    assert ('case area.a is where this record shows Pi contradicting its docs; give it '
+            'outcome = "pi-contradicts-docs", discrepancy = "leaf" and a reason') in found
+
+
+def test_shipped_discrepancy_records_and_their_cases_agree():
+    corpus = Corpus()
+    assert corpus.lint_records(corpus.cases) == []
+    assert [corpus.lint_outcome(case) for case in corpus.cases
+            if case.outcome == "pi-contradicts-docs"] == \
+        [[] for case in corpus.cases if case.outcome == "pi-contradicts-docs"]

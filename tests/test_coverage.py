@@ -47,7 +47,8 @@ def test_stages_apis_features_and_outcomes(corpus: Corpus):
     assert coverage.features == {"basic": ["area.a", "area.b", "area.c"], "extra": []}
     assert coverage.unused_features == ["extra"]
     assert coverage.outcomes == {"required": 1, "implementation-defined": 1,
-                                 "reference-misbehaves": 1}
+                                 "reference-misbehaves": 1, "pi-throws-on-valid-input": 0,
+                                 "pi-contradicts-docs": 0}
 
 
 def test_json_follows_its_schema_and_carries_the_required_numbers(corpus: Corpus):

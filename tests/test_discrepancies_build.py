@@ -14,8 +14,6 @@ from conformance.cli.main import main
 from conformance.judging.verdicts import StageResult
 from conformance.maintenance.discrepancies.build import merge_same_reproduction
 
-pytestmark = pytest.mark.reference
-
 
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory):
@@ -38,6 +36,8 @@ def run(workspace, *extra):
         "--out", str(workspace / "reports" / "discrepancies"), *extra])
 
 
+@pytest.mark.slow
+@pytest.mark.reference
 def test_drafts_for_pi_and_for_the_port_with_a_valid_index(workspace):
     result = run(workspace)
     assert result.exit_code == 0, result.output
@@ -66,6 +66,7 @@ def test_drafts_for_pi_and_for_the_port_with_a_valid_index(workspace):
     assert "fake-branch" in (out / "README.md").read_text()
 
 
+@pytest.mark.reference
 def test_a_second_run_reuses_reproducers_and_changes_nothing(workspace):
     out = workspace / "reports" / "discrepancies"
     before = {p: p.read_text() for p in out.rglob("*") if p.is_file()}
@@ -75,11 +76,15 @@ def test_a_second_run_reuses_reproducers_and_changes_nothing(workspace):
     assert {p: p.read_text() for p in out.rglob("*") if p.is_file()} == before
 
 
+@pytest.mark.slow
+@pytest.mark.reference
 def test_verify_passes_while_everything_reproduces(workspace):
     result = run(workspace, "--verify")
     assert result.exit_code == 0, result.output
 
 
+@pytest.mark.slow
+@pytest.mark.reference
 def test_verify_fails_and_marks_resolved_when_the_port_is_fixed(workspace):
     out = workspace / "reports" / "discrepancies"
     result = run(workspace, "--verify", "--impl",
@@ -95,6 +100,8 @@ def test_verify_fails_and_marks_resolved_when_the_port_is_fixed(workspace):
     assert all(e["status"] == "open" for e in port if e is not leaf)
 
 
+@pytest.mark.slow
+@pytest.mark.reference
 def test_verify_fails_when_a_record_no_longer_holds(workspace):
     record = workspace / "corpus" / "discrepancies" / "leaf-is-last-line.toml"
     original = record.read_text()
@@ -107,8 +114,12 @@ def test_verify_fails_when_a_record_no_longer_holds(workspace):
         record.write_text(original)
 
 
-def test_a_bad_impl_option_is_a_clear_error(workspace):
-    result = run(workspace, "--impl", "nospec")
+def test_a_bad_impl_option_is_a_clear_error(tmp_path):
+    (tmp_path / "reports").mkdir()  # refused before any report or corpus file is read
+    result = CliRunner().invoke(main, [
+        "corpus", "discrepancies", "--corpus", str(corpus_root()),
+        "--reports", str(tmp_path / "reports"), "--out", str(tmp_path / "out"),
+        "--impl", "nospec"])
     assert result.exit_code == 2
     assert "NAME=SPEC" in result.output
 

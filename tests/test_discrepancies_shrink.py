@@ -61,12 +61,11 @@ def test_shrink_stops_at_its_budget_with_the_best_so_far():
 
 
 @pytest.mark.reference
-def test_shrinks_a_planted_bug_against_the_real_reference():
+def test_shrinks_a_planted_bug_against_the_real_reference(shared_reference):
     """The fake port takes the last *message* as the leaf; Pi takes the last entry."""
     impl = resolve("python:tests.fake_branch_impl:buggy")
-    reference = resolve("reference")
+    reference = shared_reference  # the session's Pi; closing it leaves it running
     impl.start()
-    reference.start()
     try:
         oracle = Oracle(impl, reference, case_id="t", features=(),
                         options={"cwd": "/pi-conformance/cwd"})
@@ -104,12 +103,11 @@ def test_shrinks_a_planted_bug_against_the_real_reference():
 
 
 @pytest.mark.reference
-def test_a_rejected_session_does_not_poison_later_oracles():
+def test_a_rejected_session_does_not_poison_later_oracles(shared_reference):
     """Pi rejecting one candidate must not make the reference reject the next oracle's runs."""
     impl = resolve("python:tests.fake_branch_impl:buggy")
-    reference = resolve("reference")
+    reference = shared_reference  # the session's Pi; closing it leaves it running
     impl.start()
-    reference.start()
     try:
         good = jsonl(HEADER, message("a", None, "x"))
         for _ in range(2):

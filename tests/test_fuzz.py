@@ -31,10 +31,11 @@ def _entries(session: bytes) -> int:
     return len([line for line in session.split(b"\n") if line.strip()]) - 1
 
 
+@pytest.mark.slow
 @pytest.mark.reference
-def test_the_fuzzer_finds_a_planted_bug_and_shrinks_it_to_a_small_session():
-    with Differential(stats_double("buggy"), reference()) as differential:
-        outcome = fuzz(differential, max_examples=150, seed=7)
+def test_the_fuzzer_finds_a_planted_bug_and_shrinks_it_to_a_small_session(shared_reference):
+    with Differential(stats_double("buggy"), shared_reference) as differential:
+        outcome = fuzz(differential, max_examples=30, seed=7)
     assert outcome.stages == ["stats"]
     assert outcome.findings, "the planted bug (reasoning added to output) was not found"
     finding = outcome.findings[0]
@@ -44,15 +45,15 @@ def test_the_fuzzer_finds_a_planted_bug_and_shrinks_it_to_a_small_session():
 
 
 @pytest.mark.reference
-def test_a_correct_implementation_gives_no_finding():
-    with Differential(stats_double("correct"), reference()) as differential:
-        outcome = fuzz(differential, max_examples=60, seed=3)
-    assert outcome.examples == 60 and outcome.findings == []
+def test_a_correct_implementation_gives_no_finding(shared_reference):
+    with Differential(stats_double("correct"), shared_reference) as differential:
+        outcome = fuzz(differential, max_examples=30, seed=3)
+    assert outcome.examples == 30 and outcome.findings == []
 
 
 @pytest.mark.reference
-def test_the_reference_agrees_with_itself_on_every_session_stage():
-    with Differential(reference(), reference()) as differential:
+def test_the_reference_agrees_with_itself_on_every_session_stage(shared_reference):
+    with Differential(reference(), shared_reference) as differential:
         assert differential.stages == ["entries", "branch", "context", "projection", "llm",
                                        "prompt", "stats"]
         outcome = fuzz(differential, max_examples=25, seed=1)
@@ -60,9 +61,9 @@ def test_the_reference_agrees_with_itself_on_every_session_stage():
 
 
 @pytest.mark.reference
-def test_an_implementation_without_a_shared_stage_is_a_clear_error():
+def test_an_implementation_without_a_shared_stage_is_a_clear_error(shared_reference):
     with pytest.raises(ConformanceError, match="answers none of the stages"), \
-            Differential(stats_double("correct"), reference(), stages=("context",)):
+            Differential(stats_double("correct"), shared_reference, stages=("context",)):
         pass
 
 
@@ -99,13 +100,14 @@ def test_unknown_session_kinds_are_rejected():
         fuzz_sessions("nonsense")
 
 
+@pytest.mark.slow
 @pytest.mark.reference
 def test_the_cli_writes_a_shrunk_candidate_and_fails(tmp_path: Path,
                                                      monkeypatch: pytest.MonkeyPatch):
     monkeypatch.syspath_prepend(str(FAKES))
     out = tmp_path / "candidates"
     result = CliRunner().invoke(main, ["fuzz", "--impl", "python:stats_impl:buggy",
-                                       "--max-examples", "100", "--seed", "7",
+                                       "--max-examples", "30", "--seed", "7",
                                        "--sessions", "valid", "--out", str(out)])
     assert result.exit_code == 1, result.output
     assert "disagreement" in result.output and "$.tokens.output" in result.output
@@ -133,17 +135,18 @@ def test_a_seed_draws_the_same_sessions_twice():
 
     first: list[bytes] = []
     second: list[bytes] = []
-    _draw(fuzz_sessions("valid"), 30, 11, first.append)
-    _draw(fuzz_sessions("valid"), 30, 11, second.append)
+    _draw(fuzz_sessions("valid"), 10, 11, first.append)
+    _draw(fuzz_sessions("valid"), 10, 11, second.append)
     assert first == second and len(set(first)) > 1
 
 
 @pytest.mark.reference
 @pytest.mark.slow
-def test_two_pairs_explore_together_and_still_shrink_the_planted_bug():
-    pairs = [Differential(stats_double("buggy"), reference()) for _ in range(2)]
+def test_two_pairs_explore_together_and_still_shrink_the_planted_bug(shared_reference):
+    pairs = [Differential(stats_double("buggy"), reference()),
+             Differential(stats_double("buggy"), shared_reference)]
     with pairs[0], pairs[1]:
-        outcome = fuzz(pairs, max_examples=80, seed=7)
-    assert outcome.examples == 80 and outcome.findings
+        outcome = fuzz(pairs, max_examples=40, seed=7)
+    assert outcome.examples == 40 and outcome.findings
     # Exploring finds sessions of any size; only the replayed, shrinking phase makes them small.
     assert _entries(outcome.findings[0].session) <= 3, outcome.findings[0].session.decode()

@@ -6,8 +6,10 @@ import sys
 
 import orjson
 import pytest
+from click.testing import CliRunner
 from conftest import FAKES
 
+from conformance.cli.main import main
 from conformance.errors import ConformanceError, ImplementationError
 from conformance.implementations.protocol import hello_request
 from conformance.implementations.python_host import answer_to, encode
@@ -123,3 +125,54 @@ def test_a_python_target_that_does_not_exist_fails_the_handshake_with_its_reason
     with pytest.raises(ImplementationError) as caught:
         impl.start()
     assert "No module named 'no_such_module_xyz'" in str(caught.value)
+
+
+@pytest.mark.parametrize(("change", "said"), [
+    ("name", "implementation.name: 'fake', now 'someone-else'"),
+    ("stages", "stages: no longer claims context"),
+    ("features", "features: all, now compaction"),
+    ("fields", "fields: none, now stats: tokens"),
+])
+def test_a_hello_that_changes_after_a_restart_refuses_the_process(fake, tmp_path, monkeypatch,
+                                                                  change, said):
+    monkeypatch.setenv("FAKE_STARTS", str(tmp_path / "starts"))
+    impl = resolve(fake("fickle_hello", "--change", change))
+    with impl:
+        with pytest.raises(ImplementationError, match="answered a different hello") as caught:
+            impl.restart()
+        assert said in str(caught.value)
+        assert impl.connection is None  # not used
+
+
+@pytest.mark.parametrize("change", ["name", "stages"])
+def test_a_second_worker_with_another_hello_refuses_the_run(corpus_dir, fake, tmp_path,
+                                                            monkeypatch, change):
+    monkeypatch.setenv("FAKE_STARTS", str(tmp_path / "starts"))
+    report = tmp_path / "run.jsonl"
+    result = CliRunner().invoke(main, [
+        "run", "--impl", fake("fickle_hello", "--change", change), "--corpus",
+        str(corpus_dir), "-j", "2", "-q", "--report", str(report)])
+    assert result.exit_code == 2, result.output
+    assert "worker 2 answered a different hello than worker 1" in result.output
+    assert "Traceback" not in result.output
+    assert not report.exists()
+
+
+@pytest.mark.parametrize(("target", "said"), [
+    ("nomodule:x", "python:nomodule:x: python_host: No module named 'nomodule'"),
+    ("json:nothing", "python:json:nothing: python_host: json has no attribute 'nothing'"),
+    ("raises_on_import:impl", "python:raises_on_import:impl: python_host: importing "
+                              "raises_on_import raised RuntimeError: cannot find my "
+                              "configuration file"),
+    ("json", "python:json: expected python:MODULE:ATTRIBUTE"),
+    ("json:", "python:json:: expected python:MODULE:ATTRIBUTE"),
+])
+def test_a_python_target_that_cannot_be_loaded_is_one_line(corpus_dir, monkeypatch, target,
+                                                           said):
+    monkeypatch.chdir(FAKES)
+    result = CliRunner().invoke(main, ["run", "--impl", f"python:{target}", "--corpus",
+                                       str(corpus_dir), "-q"])
+    assert result.exit_code == 2, result.output
+    assert result.output.endswith("\n") and "Traceback" not in result.output
+    (line,) = result.output.splitlines()
+    assert line.startswith(f"error: {said}"), line

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from conformance._paths import SCHEMA_DIR
-from conformance.errors import ImplementationError
+from conformance.errors import ImplementationError, ProtocolViolation
 from conformance.implementations import protocol
 
 STAGES = ["entries", "context", "request.openai-completions"]
@@ -125,3 +125,13 @@ def test_every_protocol_schema_is_a_valid_draft_2020_12_schema(path):
     schema = json.loads(path.read_text())
     jsonschema.Draft202012Validator.check_schema(schema)
     assert schema["$id"].endswith(f"/schemas/protocol/{path.name}")
+
+
+@pytest.mark.parametrize(("seq", "answered"), [(1, True), (0, False), (1, "1"), (1, None),
+                                             (1, 1.5)])
+def test_a_seq_that_only_compares_equal_is_out_of_order(seq, answered):
+    answer = {"seq": answered, "results": {"entries": {"output": {}}}}
+    with pytest.raises(ProtocolViolation, match=f"expected seq {seq}, got {answered!r}"):
+        protocol.check_run_answer(answer, seq, ["entries"])
+    assert protocol.check_run_answer({**answer, "seq": seq}, seq, ["entries"]) == {
+        "entries": {"output": {}}}

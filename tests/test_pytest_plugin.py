@@ -143,6 +143,7 @@ def test_the_plugin_can_write_the_canonical_report(pytester, setup, tmp_path):
     assert report.implementation["name"] == "fake-port"
 
 
+@pytest.mark.slow
 def test_an_interrupted_session_marks_the_reports_footer(pytester, setup, tmp_path):
     from conformance.reporting.stream import read_report
 

@@ -11,7 +11,6 @@ import pytest
 from conformance.errors import ReferenceMissing
 from conformance.implementations import protocol
 from conformance.implementations import reference as ref
-from conformance.implementations.transports import reference
 
 pytestmark = pytest.mark.reference
 
@@ -22,12 +21,10 @@ SESSION = (
 )
 
 
-@pytest.fixture(scope="module")
-def harness():
-    impl = reference()
-    impl.start()
-    yield impl
-    impl.close()
+@pytest.fixture
+def harness(pi):
+    """The session's Pi (tests/conftest.py): the harness keeps nothing between requests."""
+    return pi.impl
 
 
 def ask(impl, path: Path, stages: list[str], seq: int = 1) -> dict:

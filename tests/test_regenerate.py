@@ -1,4 +1,5 @@
-"""Regeneration's handling of cases on which Pi misbehaves (no reference needed: a fake)."""
+"""Regeneration: cases on which Pi misbehaves, freshness and the volatile paths found by
+comparing runs (no reference needed: fakes)."""
 
 from __future__ import annotations
 
@@ -27,11 +28,14 @@ class FakeReference:
     """Answers entries, rejects context, hangs on branch; records every call."""
 
     def __init__(self) -> None:
-        self.calls: list[tuple[list[str], float]] = []
+        self.calls: list[tuple[list[str], float, bool]] = []
         self.restarts = 0
 
-    def run(self, request: dict[str, Any], timeout: float) -> Any:
-        self.calls.append((request["stages"], timeout))
+    def run_isolated(self, request: dict[str, Any], timeout: float) -> Any:
+        return self.run(request, timeout, isolated=True)
+
+    def run(self, request: dict[str, Any], timeout: float, isolated: bool = False) -> Any:
+        self.calls.append((request["stages"], timeout, isolated))
         if "branch" in request["stages"]:
             raise Timeout(f"no answer within {timeout:g}s")
         answers = {"entries": {"output": {"entries": []}},
@@ -49,17 +53,19 @@ def session_with(corpus: Corpus, fake: FakeReference) -> regenerate.ReferenceSes
     return session
 
 
-def test_misbehaving_case_is_asked_stage_by_stage_under_the_short_timeout(tmp_path: Path):
+def test_misbehaving_case_is_asked_stage_by_stage_isolated_under_a_one_second_cap(
+        tmp_path: Path):
     corpus = make_corpus(tmp_path, "reference-misbehaves")
     fake = FakeReference()
     results = session_with(corpus, fake).answer(corpus.cases[0], ["entries", "branch", "context"])
-    assert fake.calls == [(["entries"], regenerate.MISBEHAVES_TIMEOUT),
-                          (["branch"], regenerate.MISBEHAVES_TIMEOUT),
-                          (["context"], regenerate.MISBEHAVES_TIMEOUT)]
+    assert regenerate.MISBEHAVES_TIMEOUT <= 1.0
+    assert fake.calls == [(["entries"], regenerate.MISBEHAVES_TIMEOUT, True),
+                          (["branch"], regenerate.MISBEHAVES_TIMEOUT, True),
+                          (["context"], regenerate.MISBEHAVES_TIMEOUT, True)]
     assert results["entries"] == {"output": {"entries": []}}
     assert results["branch"]["misbehaved"]["kind"] == "timeout"
     assert results["context"] == {"rejected": {"message": "Invalid array length"}}
-    assert fake.restarts == 1
+    assert fake.restarts == 0  # the isolated process is gone; the reference was not touched
 
 
 def test_a_hang_in_a_required_case_is_an_error(tmp_path: Path):
@@ -67,7 +73,7 @@ def test_a_hang_in_a_required_case_is_an_error(tmp_path: Path):
     fake = FakeReference()
     with pytest.raises(ConformanceError, match=r"the reference failed on branch\.loop"):
         session_with(corpus, fake).answer(corpus.cases[0], ["entries", "branch"])
-    assert fake.calls == [(["entries", "branch"], regenerate.REFERENCE_TIMEOUT)]
+    assert fake.calls == [(["entries", "branch"], regenerate.REFERENCE_TIMEOUT, False)]
 
 
 @pytest.mark.parametrize(("outcome", "golden", "answer", "same"), [
@@ -85,26 +91,72 @@ def test_same_verdict(tmp_path: Path, outcome: str, golden: str, answer: str, sa
 
 def test_staleness_keeps_fresh_goldens_and_names_what_changed(tmp_path: Path):
     from conformance.corpus.goldens import Golden, write_golden
-    from conformance.corpus.normalization import input_strings
 
     corpus = make_corpus(tmp_path, "required")
     case = corpus.cases[0]
     fresh = {"generator": "g", "command": "c", "reference": {"pi": "1.6.0"},
              "lock_sha256": "l", "harness_sha256": "h", "input_sha256": case.input_sha256()}
-    # A migration's random ids differ from one regeneration to the next: still fresh.
+    # A migration's random ids differ from one run to the next: recorded volatile, still fresh.
+    volatile = {"$.output.entries[0].id": "id-1"}
     stored = {"output": {"entries": [{"id": "1a2b3c4d", "parentId": None}]}}
-    write_golden(case, Golden("entries", stored, fresh))
-    known = input_strings(case.session_bytes())
+    write_golden(case, Golden("entries", stored, fresh, volatile))
     again = {"output": {"entries": [{"id": "9f8e7d6c", "parentId": None}]}}
-    assert regenerate.staleness(case, "entries", again, known, fresh) == []
+    assert regenerate.staleness(case, "entries", again, volatile, fresh) == []
 
     changed = {"output": {"entries": [{"id": "9f8e7d6c", "parentId": "x"}]}}
-    (problem,) = regenerate.staleness(case, "entries", changed, known, fresh)
+    (problem,) = regenerate.staleness(case, "entries", changed, volatile, fresh)
     assert problem.reason == "the reference's output changed"
-    assert problem.differences[0].path == "$.entries[0].parentId"
+    assert [(d.path, d.expected, d.actual) for d in problem.differences] == [
+        ("$.output.entries[0].parentId", None, "x")]
 
     newer = {**fresh, "harness_sha256": "h2"}
-    (problem,) = regenerate.staleness(case, "entries", again, known, newer)
+    (problem,) = regenerate.staleness(case, "entries", again, volatile, newer)
     assert problem.reason == "provenance harness_sha256 is out of date"
     assert "missing golden for stage branch" in \
-        regenerate.staleness(case, "branch", again, known, fresh)[0].reason
+        regenerate.staleness(case, "branch", again, volatile, fresh)[0].reason
+
+
+def test_check_fails_on_a_volatile_path_not_recorded_or_no_longer_varying(tmp_path: Path):
+    from conformance.corpus.goldens import Golden, write_golden
+
+    corpus = make_corpus(tmp_path, "required")
+    case = corpus.cases[0]
+    fresh = {"generator": "g", "command": "c", "reference": {"pi": "1.6.0"},
+             "lock_sha256": "l", "harness_sha256": "h", "input_sha256": case.input_sha256()}
+    stored = {"output": {"header": {"id": "0199aa", "timestamp": "2026-01-01T00:00:00.000Z"}}}
+    write_golden(case, Golden("entries", stored, fresh, {"$.output.header.id": "id-1"}))
+    both = {"$.output.header.id": "id-1", "$.output.header.timestamp": "timestamp-2"}
+    (problem,) = regenerate.staleness(case, "entries", stored, both, fresh)
+    assert problem.reason == ("varies between runs but is not recorded as volatile: "
+                              "$.output.header.timestamp")
+    (problem,) = regenerate.staleness(case, "entries", stored, {}, fresh)
+    assert problem.reason == "recorded as volatile but no longer varies: $.output.header.id"
+
+
+class VaryingReference:
+    """Answers like Pi on a migration: fresh ids per run, one reused as the next parentId."""
+
+    def __init__(self, run: int) -> None:
+        self.run_number = run
+
+    def run(self, request: dict[str, Any], timeout: float) -> Any:
+        first, second = f"{self.run_number:08x}", f"{self.run_number + 100:08x}"
+        entries = [{"id": first, "parentId": None, "text": "same"},
+                   {"id": second, "parentId": first, "text": "same"}]
+        return {"seq": request["seq"],
+                "results": {stage: {"output": {"entries": entries}}
+                            for stage in request["stages"]}}
+
+
+def test_runs_give_the_first_answer_and_the_paths_that_varied_grouped(tmp_path: Path):
+    corpus = make_corpus(tmp_path, "required")
+    runs = regenerate.ReferenceRuns.__new__(regenerate.ReferenceRuns)
+    runs.sessions = [session_with(corpus, VaryingReference(n)) for n in (1, 2, 3)]  # type: ignore[arg-type]
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(3) as runs.pool:
+        results, volatile = runs.answer(corpus.cases[0])
+    assert results["entries"]["output"]["entries"][0]["id"] == "00000001"
+    assert volatile["entries"] == {
+        "$.output.entries[0].id": "id-1", "$.output.entries[1].parentId": "id-1",
+        "$.output.entries[1].id": "id-2"}
+    assert set(volatile) == {"entries", "branch", "context"}

@@ -98,3 +98,16 @@ def test_as_documented_results_are_counted_and_shown_but_never_fail_the_run():
            "1 as documented" in text
     assert "as documented" in text.splitlines()[1] + text  # the stage table has its column
     assert not report.failed()
+
+
+def test_the_statuses_that_never_fail_are_explained_under_the_table():
+    results = [r for r in report_fixtures.results() if r.status in ("pass", "skip")]
+    text = terminal_text(report_fixtures.build(results)[0])
+    assert "skipped: a stage or feature the implementation does not claim. None fails a run " \
+        "(docs/reports.md)." in text
+    assert "info:" not in text and "as documented:" not in text
+    passing = terminal_text(report_fixtures.build(
+        [r for r in results if r.status == "pass"])[0])
+    assert "None fails a run" not in passing
+    every = terminal_text(report_fixtures.build()[0])
+    assert "info: no behaviour is required there" in every

@@ -95,6 +95,7 @@ def test_fixture_reports_with_baseline_states_are_valid_too(tmp_path):
     assert not list(validator("summary.schema.json").iter_errors(model.summary(report)))
 
 
+@pytest.mark.slow
 @pytest.mark.reference
 def test_a_reference_run_is_valid_and_passes(tmp_path):
     from conformance.implementations import reference as ref

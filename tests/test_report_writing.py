@@ -135,6 +135,7 @@ def test_a_report_that_fills_the_disk_mid_run_is_an_error_after_the_run(tmp_path
         w.raise_failure()
 
 
+@pytest.mark.slow
 def test_sigint_writes_an_interrupted_footer_and_the_renderings(corpus, fake, tmp_path):
     report, html, junit = (tmp_path / "run.jsonl", tmp_path / "run.html",
                            tmp_path / "junit.xml")

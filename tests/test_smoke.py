@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 import pytest
@@ -47,7 +48,6 @@ def test_a_garbled_hello_fails_the_handshake(corpus_dir):
     (("crashing", "--on", "small.alpha"), ["run small.alpha"], "(crash)"),
     (("correct", "--claim-features", "timestamps,telepathy"), ["features"],
      "not in the corpus vocabulary: telepathy"),
-    (("correct", "--linger"), ["bye"], "still running 5 s after bye"),
     (("correct", "--claim-features", ""), ["cases"], "no case in the corpus fits"),
 ])
 def test_each_miswiring_fails_its_own_check(corpus, corpus_dir, fake, args, failing, text):
@@ -55,6 +55,18 @@ def test_each_miswiring_fails_its_own_check(corpus, corpus_dir, fake, args, fail
     bad = [c for c in checks if not c.ok]
     assert [c.name for c in bad] == failing
     assert text in bad[0].detail
+
+
+def test_a_process_still_running_after_bye_is_killed_and_fails_the_bye_check(
+        corpus, fake, tmp_path, monkeypatch):
+    pid_file = tmp_path / "pid"
+    monkeypatch.setenv("FAKE_PID_FILE", str(pid_file))
+    checks = smoke(fake("correct", "--linger"), corpus, timeout=5, bye_grace=0.3)
+    bad = [c for c in checks if not c.ok]
+    assert [c.name for c in bad] == ["bye"]
+    assert bad[0].detail == "still running 0.3 s after bye; it was killed"
+    with pytest.raises(ProcessLookupError):  # killed and reaped, not left behind
+        os.kill(int(pid_file.read_text()), 0)
 
 
 def test_a_python_callable_and_a_one_shot_adapter_pass(corpus, fake, callable_env):

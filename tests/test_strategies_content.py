@@ -3,6 +3,7 @@
 import base64
 
 from hypothesis import given
+from reach import reach_all
 
 from strategies import (
     assistant_content,
@@ -50,6 +51,13 @@ def test_tool_calls_have_an_id_a_name_and_object_arguments(block):
 @given(tool_call_ids())
 def test_tool_call_ids_are_plain_or_call_pipe_item(value):
     assert value.startswith("call_") and value.count("|") <= 1
+
+
+def test_tool_call_ids_reach_both_forms_and_thinking_both_kinds():
+    reach_all(tool_call_ids(), {"plain": lambda v: "|" not in v,
+                                "call|item": lambda v: "|" in v and v.split("|")[1]})
+    reach_all(thinking_blocks(), {"redacted": lambda b: b.get("redacted") is True,
+                                  "plain": lambda b: "redacted" not in b and b["thinking"]})
 
 
 @given(user_content(), assistant_content(), tool_result_content())

@@ -1,7 +1,7 @@
 """Messages of every role, system messages with section and tool deltas, unknown roles."""
 
 from hypothesis import given
-from reach import reach
+from reach import reach_all
 
 from strategies import (
     agent_messages,
@@ -57,9 +57,11 @@ def test_system_messages_patch_sections_and_tools(message):
 
 
 def test_system_messages_reach_null_removals_integer_like_names_and_tool_removals():
-    reach(system_messages(), lambda m: None in m.get("sections", {}).values())
-    reach(system_messages(), lambda m: any(k.isdigit() for k in m.get("sections", {})))
-    reach(system_messages(), lambda m: m.get("toolsAdded") and m.get("toolsRemoved"))
+    reach_all(system_messages(), {
+        "a removed section": lambda m: None in m.get("sections", {}).values(),
+        "an integer-like section name": lambda m: any(k.isdigit() for k in m.get("sections", {})),
+        "tools added and removed": lambda m: m.get("toolsAdded") and m.get("toolsRemoved"),
+    })
 
 
 @given(bash_execution_messages(), custom_messages())
@@ -86,6 +88,7 @@ def test_stored_messages_never_hold_the_derived_summary_roles(message):
 
 
 def test_agent_messages_reach_every_role():
-    for role in KNOWN_ROLES:
-        reach(agent_messages(), lambda m, role=role: m["role"] == role)
-    reach(agent_messages(), lambda m: m["role"] not in KNOWN_ROLES)
+    reach_all(agent_messages(), {
+        **{role: (lambda m, role=role: m["role"] == role) for role in KNOWN_ROLES},
+        "an unknown role": lambda m: m["role"] not in KNOWN_ROLES,
+    })

@@ -56,12 +56,14 @@ def _broken(outputs, stage, change):
     return [v.property for v in check(SESSION, planted)]
 
 
+@pytest.mark.reference
 def test_every_property_runs_on_a_full_set_of_outputs(outputs):
     assert len(PROPERTIES) >= 10
     for prop in PROPERTIES:
         assert all(need in {"session", *outputs} for need in prop.needs)
 
 
+@pytest.mark.reference
 def test_counting_reasoning_twice_is_caught(outputs):
     def add_reasoning(stats):
         stats["tokens"]["output"] += 3
@@ -69,12 +71,14 @@ def test_counting_reasoning_twice_is_caught(outputs):
     assert _broken(outputs, "stats", add_reasoning) == ["stats_count_every_usage_once"]
 
 
+@pytest.mark.reference
 def test_counting_cache_write_1h_twice_is_caught(outputs):
     def add(stats):
         stats["tokens"]["cacheWrite"] += 2
     assert "stats_count_every_usage_once" in _broken(outputs, "stats", add)
 
 
+@pytest.mark.reference
 def test_a_custom_entry_in_the_context_is_caught(outputs):
     def leak(projection):
         for item in projection["entries"]:
@@ -83,24 +87,28 @@ def test_a_custom_entry_in_the_context_is_caught(outputs):
     assert "custom_entries_never_reach_the_context" in _broken(outputs, "projection", leak)
 
 
+@pytest.mark.reference
 def test_iso_message_timestamps_are_caught(outputs):
     def iso(context):
         context["messages"][-1]["timestamp"] = "2024-12-03T14:00:03.000Z"
     assert "message_timestamps_are_numbers" in _broken(outputs, "context", iso)
 
 
+@pytest.mark.reference
 def test_a_wrong_leaf_is_caught(outputs):
     def latest(branch):
         branch["leafId"] = "00000006"
     assert _broken(outputs, "branch", latest) == ["leaf_is_the_last_entry"]
 
 
+@pytest.mark.reference
 def test_settings_from_the_trimmed_context_instead_of_the_path_are_caught(outputs):
     def reset(context):
         context["thinkingLevel"] = "off"
     assert "settings_follow_the_active_path" in _broken(outputs, "context", reset)
 
 
+@pytest.mark.reference
 def test_a_missing_compaction_summary_is_caught(outputs):
     def drop(context):
         context["messages"] = [m for m in context["messages"]
@@ -108,18 +116,21 @@ def test_a_missing_compaction_summary_is_caught(outputs):
     assert "compaction_summary_leads_the_context" in _broken(outputs, "context", drop)
 
 
+@pytest.mark.reference
 def test_unconverted_roles_in_the_llm_stage_are_caught(outputs):
     def keep(llm):
         llm.append({"role": "compactionSummary", "summary": "sum", "timestamp": 0})
     assert _broken(outputs, "llm", keep) == ["llm_has_only_provider_roles"]
 
 
+@pytest.mark.reference
 def test_a_removed_section_left_in_the_prompt_is_caught(outputs):
     def keep_null(prompt):
         prompt["system"]["sections"].append(["b", None])
     assert _broken(outputs, "prompt", keep_null) == ["prompt_sections_are_a_set"]
 
 
+@pytest.mark.reference
 def test_entries_changed_on_load_are_caught(outputs):
     def rewrite(entries):
         entries["entries"][1]["message"]["timestamp"] = "2024-12-03T14:00:01.000Z"

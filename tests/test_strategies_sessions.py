@@ -4,10 +4,14 @@ import json
 
 import pytest
 from hypothesis import given
-from reach import reach
+from reach import reach, reach_all
 
 from strategies import Session, legacy_sessions, session_files, sessions
-from strategies.properties import entries_survive_loading, legacy_files_are_migrated
+from strategies.properties import (
+    entries_survive_loading,
+    legacy_files_are_migrated,
+    parse_session,
+)
 from strategies.sessions import EDITABLE_ROLES
 
 STAGES = ["entries", "branch", "context", "projection", "llm", "prompt", "stats"]
@@ -68,25 +72,31 @@ def test_legacy_versions_are_one_or_two():
         legacy_sessions(3)
 
 
+@pytest.mark.slow
 def test_trees_reach_branches_retain_none_compactions_edits_and_labels():
-    reach(sessions(), lambda s: any(e["parentId"] not in (None, p["id"])
-                                   for p, e in zip(s.entries, s.entries[1:], strict=False)))
-    reach(sessions(), lambda s: any(e["type"] == "compaction" and
-                                   e["firstKeptEntryId"] == e["id"] for e in s.entries))
-    reach(sessions(), lambda s: any(e["type"] == "compaction" and
-                                   e["firstKeptEntryId"] != e["id"] for e in s.entries))
-    reach(sessions(), lambda s: any(e["type"] == "context_edit" for e in s.entries))
-    reach(sessions(), lambda s: any(e["type"] == "label" for e in s.entries))
+    reach_all(sessions(), {
+        "a branch": lambda s: any(e["parentId"] not in (None, p["id"])
+                                  for p, e in zip(s.entries, s.entries[1:], strict=False)),
+        "a retain-none compaction": lambda s: any(
+            e["type"] == "compaction" and e["firstKeptEntryId"] == e["id"] for e in s.entries),
+        "a compaction keeping an earlier entry": lambda s: any(
+            e["type"] == "compaction" and e["firstKeptEntryId"] != e["id"] for e in s.entries),
+        "a context edit": lambda s: any(e["type"] == "context_edit" for e in s.entries),
+        "a label": lambda s: any(e["type"] == "label" for e in s.entries),
+    })
     reach(legacy_sessions(2), lambda s: any(e.get("message", {}).get("role") == "hookMessage"
                                            for e in s.entries))
 
 
 @given(session_files())
-def test_files_are_one_json_value_per_line(data):
+def test_files_are_one_json_value_per_line_and_read_back_as_valid_trees(data):
     assert data.endswith(b"\n")
     lines = data.decode("utf-8").split("\n")[:-1]
     assert json.loads(lines[0])["type"] == "session"
     assert all(isinstance(json.loads(line), dict) for line in lines)
+    header, entries = parse_session(data)  # read the way Pi reads it: nothing is skipped
+    assert header is not None and header["version"] == 3 and len(entries) == len(lines) - 1
+    _check_tree(Session(header, entries))
 
 
 @pytest.mark.reference

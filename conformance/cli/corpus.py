@@ -70,6 +70,9 @@ def check(lint_only: bool, skip_captures: bool, filters: tuple[str, ...],
           corpus_path: Path | None) -> None:
     """Lint the corpus; check every golden against the reference.
 
+    Sessions of [generate] cases are built again from their seed and compared with the
+    cached ones, --lint-only included.
+
     A golden is stale when the reference writes something else today; captures are
     re-recorded and compared too unless --skip-captures.
     """
@@ -84,6 +87,10 @@ def check(lint_only: bool, skip_captures: bool, filters: tuple[str, ...],
         for problem in problems:
             say.print(f"[red]lint:[/] {problem.describe()}", soft_wrap=True)
         stale: list[object] = []
+        for case in corpus.select(filters) if not problems else []:
+            if case.generated is not None and (reason := case.generated.verify()):
+                stale.append(case.id)
+                say.print(f"[red]stale:[/] {case.id}: {reason}", soft_wrap=True)
         if not problems and not lint_only:
             fresh_models = reference_models()
             if jsonio.read_json(corpus.root / "models.json") != fresh_models:
@@ -110,8 +117,26 @@ def check(lint_only: bool, skip_captures: bool, filters: tuple[str, ...],
         say.print(f"check passed: {cases_total} case(s), {what}")
 
 
+@corpus.command("block-matrix")
+@click.option("--overwrite", is_flag=True,
+              help="Rewrite matrix cases that exist (curated edits to them are lost).")
+@options.CORPUS
+def block_matrix(overwrite: bool, corpus_path: Path | None) -> None:
+    """Write the generated cases of the content-block x provider matrix.
+
+    Then write their goldens: pi-conformance corpus regenerate 'matrix.*'.
+    """
+    from conformance.maintenance.block_matrix import write_matrix
+
+    with friendly_errors():
+        written = write_matrix(load_corpus(corpus_path), overwrite)
+    stderr().print(f"wrote {len(written)} matrix case(s); now run: "
+                   "pi-conformance corpus regenerate 'matrix.*'", highlight=False)
+
+
 for _command in (capture, promote, coverage, discrepancies):
     corpus.add_command(_command)
 
-#: The corpus commands, in the order ``pi-conformance corpus --help`` lists them.
+#: The corpus commands that had a top-level name before the group (kept as hidden aliases),
+#: in the order ``pi-conformance corpus --help`` lists them.
 COMMANDS = (regenerate, check, capture, promote, coverage, discrepancies)

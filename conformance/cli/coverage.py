@@ -37,6 +37,31 @@ def _table(title: str, label: str, counts: dict[str, list[str]], total: int) -> 
     return table
 
 
+def _matrix_table(coverage: Coverage) -> Table:
+    """Rows variant x API, columns stop reasons: filled cells of (replay x reasoning)."""
+    from rich.table import Table
+
+    from conformance.maintenance.block_axes import API_SHORT, NOT_APPLICABLE, STOP_REASONS
+
+    cells = coverage.matrix.cells
+    stops = [*STOP_REASONS, NOT_APPLICABLE]
+    table = Table(title="Content blocks x provider APIs: filled cells of same/other model x "
+                        "reasoning off/on, by stop reason of the turn", title_justify="left")
+    table.add_column("block variant", no_wrap=True)
+    table.add_column("api", no_wrap=True)
+    for stop in stops:
+        table.add_column(stop, justify="right")
+    rows: dict[tuple[str, str], dict[str, list[bool]]] = {}
+    for cell, cases in cells.items():
+        row = rows.setdefault((cell.variant, cell.api), {})
+        row.setdefault(cell.stop, []).append(bool(cases))
+    for (variant, api), row in rows.items():
+        texts = [f"{sum(row[stop])}/{len(row[stop])}" if stop in row else "" for stop in stops]
+        full = all(all(filled) for filled in row.values())
+        table.add_row(variant, API_SHORT.get(api, api), *texts, style=None if full else "red")
+    return table
+
+
 def render_terminal(coverage: Coverage, console: Console) -> None:
     """Readable tables: clause files, stages, APIs, features, then what is missing."""
     from rich.table import Table
@@ -58,6 +83,15 @@ def render_terminal(coverage: Coverage, console: Console) -> None:
     console.print(_table("Stages by cases", "stage", coverage.stages, total))
     console.print(_table("APIs by cases", "api", coverage.apis, total))
     console.print(_table("Features by cases", "feature", coverage.features, total))
+    console.print(_matrix_table(coverage))
+    empty = coverage.matrix.empty
+    if empty:
+        console.print(f"[bold red]{len(empty)} empty matrix cell(s) Pi can produce:[/]")
+        for cell in empty:
+            console.print(f"  {cell.key}", highlight=False)
+    else:
+        console.print(f"[green]all {len(coverage.matrix.cells)} matrix cells Pi can produce are "
+                      f"filled[/]")
     if coverage.uncovered:
         console.print(f"[bold red]{len(coverage.uncovered)} uncovered clause(s):[/]")
         for clause in coverage.uncovered:
@@ -76,7 +110,7 @@ def render_terminal(coverage: Coverage, console: Console) -> None:
               help="Exit with 1 when a clause is not cited by any case.")
 @options.CORPUS
 def coverage(output_format: str, fail_uncovered: bool, corpus_path: Path | None) -> None:
-    """Clauses, stages, features and APIs, by the cases."""
+    """Clauses, stages, features, APIs and the block matrix, by the cases."""
     from rich.console import Console
 
     from conformance import jsonio

@@ -18,6 +18,7 @@ from conformance.cli import options
 from conformance.cli.support import EXIT_FAILED, friendly_errors, load_corpus, stderr
 
 if TYPE_CHECKING:
+    from conformance.corpus.shards import Shard
     from conformance.maintenance.fuzz import Differential
 
 
@@ -36,8 +37,9 @@ if TYPE_CHECKING:
 @options.TIMEOUT
 @click.option("-j", "--jobs", default=1, show_default=True, type=click.IntRange(1, 64),
               help="Pairs of processes (implementation and reference) answering at once.")
+@options.shard_option("each shard fuzzes its own seed, SEED*N+K-1; needs --seed")
 def fuzz(impl_spec: str, max_examples: int, seed: int | None, stages: tuple[str, ...],
-         kind: str, out: Path, timeout: float, jobs: int) -> None:
+         kind: str, out: Path, timeout: float, jobs: int, shard: Shard | None) -> None:
     """Fuzz IMPL against Pi with generated sessions.
 
     Each disagreement is shrunk and written as a candidate case in --out. Every session stage
@@ -48,6 +50,12 @@ def fuzz(impl_spec: str, max_examples: int, seed: int | None, stages: tuple[str,
     from conformance.maintenance.fuzz import Differential, fuzz_sessions, write_candidate
     from conformance.maintenance.fuzz import fuzz as run_fuzzer
 
+    if shard is not None:
+        if seed is None:
+            raise click.UsageError("--shard needs --seed, so that the shards draw disjoint "
+                                   "seeds (e.g. --seed $GITHUB_RUN_ID)")
+        seed = shard.seed(seed)
+        stderr().print(f"shard {shard}: seed {seed}")
     command = "pi-conformance fuzz " + shlex.join(
         ["--impl", impl_spec, "--max-examples", str(max_examples), "--sessions", kind]
         + (["--seed", str(seed)] if seed is not None else [])
@@ -120,18 +128,47 @@ class _Entered:
 @click.argument("candidate", type=click.Path(path_type=Path, file_okay=False, exists=True))
 @click.option("--id", "case_id", metavar="AREA.SLUG",
               help="The case's permanent id (default: the candidate's slug in --area).")
-@click.option("--area", default="fuzz", show_default=True,
-              help="Area for an --id without one.")
+@click.option("--area", help="Area for an --id without one (default: the candidate's own, "
+                             "fuzz or compare).")
+@click.option("--anonymize", is_flag=True,
+              help="Replace the session's text, ids, paths, signatures and images by synthetic "
+                   "values of the same shape, and keep the case only if IMPL still differs "
+                   "from Pi the same way on it.")
+@click.option("--impl", "impl_spec", metavar="IMPL",
+              help=f"With --anonymize: the implementation that showed the difference "
+                   f"(default: the one the candidate names): {options.IMPL_SPECS}.")
 @options.CORPUS
-def promote(candidate: Path, case_id: str | None, area: str,
-            corpus_path: Path | None) -> None:
-    """Turn a fuzzer candidate into a corpus case.
+def promote(candidate: Path, case_id: str | None, area: str | None, anonymize: bool,
+            impl_spec: str | None, corpus_path: Path | None) -> None:
+    """Turn a fuzzer or compare candidate into a corpus case.
 
     Its goldens are written by the reference, as regenerate writes them.
     """
     from conformance.maintenance.promote import promote as add_to_corpus
 
     with friendly_errors():
-        case = add_to_corpus(candidate, load_corpus(corpus_path), case_id, area)
+        area = area or _candidate_area(candidate)
+        if anonymize:
+            from conformance.maintenance.anonymized_promotion import promote_anonymized
+
+            done = promote_anonymized(candidate, load_corpus(corpus_path), case_id, area,
+                                      impl_spec)
+            case = done.case
+            stderr().print("anonymized; the same difference on "
+                           + ", ".join(done.signatures))
+        else:
+            case = add_to_corpus(candidate, load_corpus(corpus_path), case_id, area)
     stderr().print(f"promoted {candidate} -> {case.directory} as {case.id} "
                    f"({len(case.stages)} golden(s) from the reference)")
+
+
+def _candidate_area(candidate: Path) -> str:
+    """The area of the candidate's own id (``compare.compare-1a2b`` -> compare), else fuzz."""
+    import tomllib
+
+    try:
+        meta = tomllib.loads((candidate / "case.toml").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return "fuzz"  # promote itself says what is wrong with the candidate
+    area = str(meta.get("id", "")).split(".", 1)[0]
+    return area if area in ("fuzz", "compare") else "fuzz"

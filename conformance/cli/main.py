@@ -14,11 +14,13 @@ import copy
 import click
 
 from conformance import __version__
+from conformance.cli.compare import compare
 from conformance.cli.corpus import COMMANDS as CORPUS_COMMANDS
 from conformance.cli.corpus import corpus
 from conformance.cli.fuzz import fuzz
 from conformance.cli.matrix import adapters, matrix
 from conformance.cli.reference import reference
+from conformance.cli.report import report
 from conformance.cli.reports import baseline, diff, render
 from conformance.cli.run import run
 from conformance.cli.smoke import smoke
@@ -53,8 +55,8 @@ def main() -> None:
 
 
 assert isinstance(main, SectionedGroup)
-main.add_section("Score an implementation", run, smoke, fuzz)
-main.add_section("Reports", render, diff, baseline, matrix)
+main.add_section("Score an implementation", run, compare, smoke, fuzz)
+main.add_section("Reports", render, diff, baseline, report, matrix)
 main.add_section("Set up", reference, adapters)
 main.add_section("Maintain the corpus", corpus)
 

@@ -7,7 +7,10 @@ The pytest plugin takes its help texts and defaults from here too.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -27,12 +30,45 @@ CORPUS_HELP = ("A corpus directory (default: $PI_CONFORMANCE_CORPUS, else the on
 CASE_HELP = "Only cases whose id matches GLOB (repeatable; default: every case)."
 STAGE_HELP = "Only this stage (repeatable)."
 
+#: The range of a usable duration: below it nothing answers, above it (a day) is a typo, and
+#: a huge or infinite value once reached the runner only to overflow in every wait.
+MIN_SECONDS, MAX_SECONDS = 0.1, 86400.0
+
+
+def parse_seconds(text: Any) -> float:
+    """A duration in seconds, finite and within [MIN_SECONDS, MAX_SECONDS]; a ValueError
+    whose message is one line saying why not (the pytest plugin's option uses it too)."""
+    try:
+        seconds = float(text.strip() if isinstance(text, str) else text)
+    except (TypeError, ValueError):
+        raise ValueError(f"{text!r} is not a number of seconds") from None
+    if not math.isfinite(seconds) or not MIN_SECONDS <= seconds <= MAX_SECONDS:
+        raise ValueError(f"{text!r} is not a usable number of seconds: give one from "
+                         f"{MIN_SECONDS:g} to {MAX_SECONDS:g}")
+    return seconds
+
+
+class Duration(click.ParamType):
+    """``--timeout``: seconds, refused with one line when not finite and in range."""
+
+    name = "seconds"
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> float:
+        try:
+            return parse_seconds(value)
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
+
+
+DURATION = Duration()
+
 IMPLEMENTATION = click.option("--impl", "impl_spec", required=True, metavar="IMPL",
                               help=f"The implementation: {IMPL_SPECS}.")
 CORPUS = click.option("--corpus", "corpus_path", metavar="DIR",
                       type=click.Path(path_type=Path, file_okay=False), help=CORPUS_HELP)
 TIMEOUT = click.option("--timeout", default=DEFAULT_TIMEOUT, show_default=True, metavar="SECONDS",
-                       type=click.FloatRange(0.1), help=TIMEOUT_HELP)
+                       type=DURATION, help=TIMEOUT_HELP)
 CASES = click.option("-k", "--case", "cases", multiple=True, metavar="GLOB", help=CASE_HELP)
 STAGES = click.option("--stage", "stages", multiple=True, type=click.Choice(ALL_STAGES),
                       help=STAGE_HELP)
@@ -43,3 +79,28 @@ OUTPUT = click.option("-o", "--output", metavar="FILE",
                       type=click.Path(path_type=Path, dir_okay=False),
                       help="Write here instead of stdout.")
 REPORT_FILE = click.Path(path_type=Path, dir_okay=False)
+
+
+class ShardType(click.ParamType):
+    """``K/N`` -> a Shard (corpus/shards.py), with a usage error for anything else."""
+
+    name = "K/N"
+
+    def convert(self, value: object, param: click.Parameter | None,
+                ctx: click.Context | None) -> object:
+        from conformance.corpus.shards import Shard
+        from conformance.errors import ConformanceError
+
+        if isinstance(value, Shard):
+            return value
+        try:
+            return Shard.parse(str(value))
+        except ConformanceError as exc:
+            self.fail(exc.problem, param, ctx)
+
+
+def shard_option(what: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """``--shard K/N``: one part of a run split over a CI job matrix (docs/sharding.md)."""
+    return click.option("--shard", type=ShardType(), metavar="K/N",
+                        help=f"Only shard K of N ({what}); pi-conformance report merge joins "
+                             "the shards' reports.")

@@ -1,17 +1,28 @@
-"""``pi-conformance reference install|status``: the pinned, real Pi used as the reference."""
+"""``pi-conformance reference install|status|run``: the pinned, real Pi used as the reference,
+and what it answers for any session file."""
 
 from __future__ import annotations
 
+import contextlib
+import json
 import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, TYPE_CHECKING
 
 import click
 
+from conformance.cli import options
 from conformance.cli.support import EXIT_FAILED, friendly_errors, stderr
+from conformance.errors import ConformanceError
+
+if TYPE_CHECKING:
+    from conformance.maintenance.oracle import FileAnswers, ReferenceOracle
 
 
 @click.group()
 def reference() -> None:
-    """Install the pinned, real Pi (the reference), or show where."""
+    """Install the pinned, real Pi (the reference), show where, or ask it about files."""
 
 
 @reference.command("install")
@@ -21,12 +32,16 @@ def reference_install(force: bool) -> None:
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
     from conformance.implementations import reference as ref
+    from conformance.implementations.known.install import worth_showing
 
     with friendly_errors():
         installation = ref.default_installation()
         if installation.is_complete() and not force:
-            stderr().print(f"already installed in {installation.prefix}")
+            stderr().print(f"already installed in {installation.prefix}", soft_wrap=True)
         else:
+            if not sys.stderr.isatty():  # the spinner shows only on a terminal
+                stderr().print(f"installing Node 22 and the pinned Pi into "
+                               f"{installation.prefix} (npm ci, about a minute)", soft_wrap=True)
             columns = (SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn())
             with Progress(*columns, console=stderr(), transient=True) as progress:
                 task = progress.add_task("npm ci (pinned Pi and Node 22)")
@@ -37,15 +52,15 @@ def reference_install(force: bool) -> None:
                     if "fetch" in line or "GET" in line:
                         fetched += 1
                     progress.update(task, description=f"npm ci: {fetched} fetches; {line[-70:]}")
-                    if not sys.stderr.isatty():
-                        stderr().print(line)
+                    if not sys.stderr.isatty() and worth_showing(line):
+                        stderr().print(line, markup=False, soft_wrap=True)
 
                 installation = ref.install(force=force, on_line=on_line)
         versions = installation.versions()
         versions["node"] = installation.node_version()
         for name, version in versions.items():
             stderr().print(f"  {name} {version}")
-        stderr().print(f"reference ready in {installation.prefix}")
+        stderr().print(f"reference ready in {installation.prefix}", soft_wrap=True)
 
 
 @reference.command("status")
@@ -63,3 +78,85 @@ def reference_status() -> None:
         "prefix": str(installation.prefix), "lock_sha256": ref.lock_sha256(),
         "versions": {**installation.versions(), "node": installation.node_version()},
     }), nl=False)
+
+
+@reference.command("run")
+@click.argument("paths", nargs=-1, required=True, metavar="FILE...",
+                type=click.Path(path_type=Path, exists=True))
+@options.STAGES
+@click.option("--format", "output_format", default="text", show_default=True,
+              type=click.Choice(["text", "json"]),
+              help="For people, or JSON (schemas/reference-run.schema.json).")
+@click.option("--stage-timeout", default=30.0, show_default=True, metavar="SECONDS",
+              type=click.FloatRange(0.1),
+              help="Seconds Pi may take on one stage of one file before it counts as a hang.")
+@options.OUTPUT
+def reference_run(paths: tuple[Path, ...], stages: tuple[str, ...], output_format: str,
+                  stage_timeout: float, output: Path | None) -> None:
+    """What the real Pi answers for session files, stage by stage.
+
+    FILE may be a directory: every *.jsonl under it. Pi only ever sees a copy. Rejections and
+    hangs are answers too, reported as such; exit 2 only when the command cannot run.
+    """
+    from conformance.maintenance.oracle import ReferenceOracle, find_sessions
+
+    with friendly_errors(), _opened(output) as sink:
+        files = find_sessions(paths)
+        with ReferenceOracle(stages, stage_timeout=stage_timeout) as oracle:
+            writer = _JsonWriter(sink, oracle, len(files)) if output_format == "json" \
+                else _TextWriter(sink)
+            for number, path in enumerate(files, start=1):
+                stderr().print(f"[{number}/{len(files)}] {path}", highlight=False,
+                               soft_wrap=True)
+                writer.add(oracle.answer(path))
+            writer.close()
+
+
+@contextlib.contextmanager
+def _opened(output: Path | None) -> Iterator[IO[str]]:
+    if output is None:
+        yield sys.stdout
+        return
+    try:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        stream = output.open("w", encoding="utf-8")
+    except OSError as exc:
+        raise ConformanceError(f"cannot write: {exc.strerror}", path=output) from None
+    with stream:
+        yield stream
+
+
+class _JsonWriter:
+    """One JSON document, written file by file so that no answer is held longer than needed."""
+
+    def __init__(self, sink: IO[str], oracle: ReferenceOracle, count: int):
+        from conformance.maintenance.oracle import document_head
+
+        head = json.dumps(document_head(oracle, count), ensure_ascii=False)
+        self.sink = sink
+        self.first = True
+        sink.write(head[:-1] + ', "files": [')
+
+    def add(self, answers: FileAnswers) -> None:
+        self.sink.write(("\n" if self.first else ",\n")
+                        + json.dumps(answers.to_json(), ensure_ascii=False))
+        self.first = False
+
+    def close(self) -> None:
+        self.sink.write("\n]}\n")
+
+
+class _TextWriter:
+    def __init__(self, sink: IO[str]):
+        self.sink = sink
+
+    def add(self, answers: FileAnswers) -> None:
+        from conformance.maintenance.oracle import summarize
+
+        self.sink.write(f"{answers.path} ({answers.size} bytes, sha256 {answers.sha256[:12]}, "
+                        f"{answers.seconds:.2f}s)\n")
+        for stage, result in answers.results.items():
+            self.sink.write(f"  {stage}: {summarize(stage, result)}\n")
+
+    def close(self) -> None:
+        self.sink.flush()

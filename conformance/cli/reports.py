@@ -106,6 +106,8 @@ def render(report_path: Path, output_format: str, output: Path | None) -> None:
     report = read_report(report_path)
     if output is not None:
         write_text(output, renderer(output_format)(report))
+        click.echo(f"wrote the {output_format} rendering of {report_path} "
+                   f"({len(report.results)} results, {report.verdict}) to {output}", err=True)
     else:
         render_stdout(report, output_format)
     say_interrupted(report, report_path)

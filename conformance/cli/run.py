@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -11,12 +12,15 @@ from conformance.cli import options
 from conformance.cli.reports import output_options, render_stdout, write_outputs
 from conformance.cli.support import (
     EXIT_FAILED,
-    EXIT_INTERRUPTED,
     friendly_errors,
+    interrupted_exit_code,
     load_corpus,
     stderr,
 )
 from conformance.reporting.formats import RUN_STDOUT_FORMATS
+
+if TYPE_CHECKING:
+    from conformance.corpus.shards import Shard
 
 
 @click.command()
@@ -39,17 +43,19 @@ from conformance.reporting.formats import RUN_STDOUT_FORMATS
 @click.option("--validate-protocol", is_flag=True,
               help="Check every answer against the protocol's JSON Schemas.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
+@options.shard_option("a stable partition of the cases by id")
 @output_options
 @options.CORPUS
 def run(impl_spec: str, cases: tuple[str, ...], features: tuple[str, ...],
         stages: tuple[str, ...], apis: tuple[str, ...], jobs: int, timeout: float,
         max_restarts: int, baseline: Path | None, report_path: Path | None,
         output_format: str, validate_protocol: bool, quiet: bool,
-        corpus_path: Path | None, outputs: dict[str, Path]) -> None:
+        shard: Shard | None, corpus_path: Path | None, outputs: dict[str, Path]) -> None:
     """Score an implementation against the corpus.
 
     Exit 1 when a stage fails or errors (known failures aside) or a baseline entry is stale;
-    130 when interrupted (the report and the renderings are still written, marked so).
+    130 when interrupted, 143 on SIGTERM (the report and the renderings are still written,
+    marked so).
     """
     from conformance.reporting.run import RunRequest, execute
 
@@ -59,10 +65,11 @@ def run(impl_spec: str, cases: tuple[str, ...], features: tuple[str, ...],
             features=features, stages=stages, apis=apis, jobs=jobs, timeout=timeout,
             max_restarts=max_restarts, baseline=baseline, report_path=report_path,
             validate_protocol=validate_protocol, progress=not quiet and output_format == "terminal",
+            shard=shard,
         ))
         write_outputs(outcome.report, outputs)
-    render_stdout(outcome.report, output_format)
+        render_stdout(outcome.report, output_format)
     if outcome.interrupted:
         stderr().print("interrupted")
-        sys.exit(EXIT_INTERRUPTED)
+        sys.exit(interrupted_exit_code())
     sys.exit(EXIT_FAILED if outcome.failed else 0)

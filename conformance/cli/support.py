@@ -7,7 +7,9 @@ command runs, so ``pi-conformance --help`` does not pay for them.
 from __future__ import annotations
 
 import contextlib
+import signal
 import sys
+import threading
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
@@ -23,6 +25,8 @@ if TYPE_CHECKING:
 EXIT_FAILED = 1
 EXIT_UNUSABLE = 2
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
+EXIT_TERMINATED = 143  # 128 + SIGTERM
+_terminated = threading.Event()
 
 
 @cache
@@ -40,16 +44,45 @@ def fail(exc: ConformanceError) -> None:
     sys.exit(EXIT_UNUSABLE)
 
 
+def interrupted_exit_code() -> int:
+    """130 after Ctrl-C, 143 after SIGTERM."""
+    return EXIT_TERMINATED if _terminated.is_set() else EXIT_INTERRUPTED
+
+
+def _on_sigterm(signum: int, frame: object) -> None:
+    if not _terminated.is_set():  # once: a second SIGTERM must not cut the clean-up short
+        _terminated.set()
+        raise KeyboardInterrupt
+
+
 @contextlib.contextmanager
-def friendly_errors() -> Iterator[None]:
-    """Turn expected problems into one clear line and exit code 2, never a traceback."""
+def sigterm_as_interrupt() -> Iterator[None]:
+    """SIGTERM (a CI job's timeout, ``kill``) stops a command as Ctrl-C does, so what Ctrl-C
+    cleans up is cleaned up too: implementation processes killed, scratch files removed, the
+    report closed with a footer marked interrupted."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    _terminated.clear()
+    previous = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+@contextlib.contextmanager
+def friendly_errors() -> Iterator[None]:
+    """Turn expected problems into one clear line and exit code 2, never a traceback; Ctrl-C
+    and SIGTERM into "interrupted" and exit 130 or 143."""
+    try:
+        with sigterm_as_interrupt():
+            yield
     except ConformanceError as exc:
         fail(exc)
     except KeyboardInterrupt:
         stderr().print("interrupted")
-        sys.exit(EXIT_INTERRUPTED)
+        sys.exit(interrupted_exit_code())
 
 
 def load_corpus(path: Path | None) -> Corpus:

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import os
 import re
+import stat
 import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -23,10 +25,19 @@ import jsonschema
 
 from conformance import jsonio
 from conformance._paths import SCHEMA_DIR, corpus_root
+from conformance.corpus.generated import GeneratedSession
 from conformance.corpus.stages import ALL_STAGES, DEFAULT_STAGES, api_of
 from conformance.errors import CorpusError
 
-OUTCOMES = ("required", "implementation-defined", "reference-misbehaves")
+# What Pi does on a case, and so what an answer that differs from Pi's means
+# (docs/corpus.md, "Outcome classes"): required (it is wrong), implementation-defined (an
+# accident nobody need copy), reference-misbehaves (Pi hangs or crashes), pi-throws-on-valid-
+# input (Pi rejects what its docs call valid), pi-contradicts-docs (Pi does not do what its docs
+# say; a record under corpus/discrepancies/ says how).
+OUTCOMES = ("required", "implementation-defined", "reference-misbehaves",
+            "pi-throws-on-valid-input", "pi-contradicts-docs")
+# The classes where an answer that follows Pi's docs instead of Pi is ``as-documented``.
+DOCUMENTED_OUTCOMES = ("pi-throws-on-valid-input", "pi-contradicts-docs")
 _TOML_POSITION = re.compile(r"\(at line (\d+), column \d+\)")
 
 
@@ -63,12 +74,18 @@ class Case:
     clauses: tuple[str, ...] = ()
     description: str = ""
     outcome: str = "required"
+    reason: str = ""
+    discrepancy: str = ""
     declared_stages: tuple[str, ...] | None = None
     options: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
     source: str = ""
+    generated: GeneratedSession | None = None
 
     @property
     def session_path(self) -> Path:
+        """The input; for a ``[generate]`` case, the cached build (made on first use)."""
+        if self.generated is not None:
+            return self.generated.ensure()
         return self.directory / "session.jsonl"
 
     @property
@@ -103,6 +120,61 @@ class Case:
 
 def _load_schema() -> dict[str, Any]:
     return jsonio.read_json(SCHEMA_DIR / "case.schema.json")
+
+
+_FILE_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"),
+               (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a device"),
+               (stat.S_ISBLK, "a device"))
+_CASE_FILES = ("case.toml", "session.jsonl", "events.jsonl")
+
+
+def _not_a_case_file(entry: os.DirEntry[str]) -> str | None:
+    """Why ``entry`` cannot be a case file, or None: each must be a regular file inside the
+    corpus. A link would hand an implementation (and the reference) whatever it points at,
+    /etc/passwd as well as another case's golden; a FIFO would block whoever opens it.
+    (Its directory is inside the corpus: case directories are found without following
+    links, and ``expected/`` is checked not to be one.) A directory entry answers from its
+    type alone, with no system call, so checking the whole corpus costs next to nothing."""
+    if entry.is_symlink():
+        return "a symbolic link; case files must be regular files inside the corpus"
+    if entry.is_file(follow_symlinks=False):
+        return None
+    mode = entry.stat(follow_symlinks=False).st_mode
+    kind = next((name for test, name in _FILE_KINDS if test(mode)), "not a file")
+    return f"not a regular file ({kind}); case files must be regular files"
+
+
+def _check_case_files(directory: Path) -> None:
+    """Every file of a case is a regular file inside the corpus (see _not_a_case_file)."""
+    try:
+        with os.scandir(directory) as scan:
+            entries = {entry.name: entry for entry in scan}
+        checked = [entries[name] for name in _CASE_FILES if name in entries]
+        expected = entries.get("expected")
+        if expected is not None and expected.is_dir(follow_symlinks=False):
+            with os.scandir(expected.path) as scan:
+                checked += sorted(scan, key=lambda entry: entry.name)
+        elif expected is not None:
+            checked.append(expected)
+    except OSError as exc:
+        raise CorpusError(f"cannot read: {exc.strerror}", path=directory) from None
+    for entry in checked:
+        problem = _not_a_case_file(entry)
+        if problem is not None:
+            raise CorpusError(problem, path=entry.path)
+
+
+def duplicate_ids(cases: Iterable[Case]) -> list[CorpusError]:
+    """One problem per case whose id an earlier case already has, naming both directories."""
+    seen: dict[str, Path] = {}
+    problems = []
+    for case in cases:
+        if case.id in seen:
+            problems.append(CorpusError(
+                f"duplicate case id {case.id!r}: {seen[case.id]} and {case.directory}",
+                path=case.metadata_path))
+        seen.setdefault(case.id, case.directory)
+    return problems
 
 
 class Corpus:
@@ -174,11 +246,16 @@ class Corpus:
     def _validator(self) -> jsonschema.protocols.Validator:
         return jsonschema.Draft202012Validator(_load_schema())
 
+    @cached_property
+    def _id_pattern(self) -> str:
+        return str(_load_schema()["properties"]["id"]["pattern"])
+
     def case_directories(self) -> list[Path]:
         return sorted(p.parent for p in (self.root / "cases").rglob("case.toml"))
 
     def load_case(self, directory: Path) -> Case:
         meta_path = directory / "case.toml"
+        _check_case_files(directory)
         meta = read_toml(meta_path)
         errors = sorted(self._validator.iter_errors(meta), key=lambda e: list(e.path))
         if errors:
@@ -187,8 +264,19 @@ class Corpus:
             key = str(first.path[0]) if first.path else None
             raise CorpusError(f"invalid metadata at {where}: {first.message}", path=meta_path,
                               line=_key_line(meta_path, key))
-        if not (directory / "session.jsonl").is_file():
+        if not re.fullmatch(self._id_pattern, meta["id"]):
+            # The schema's pattern as JSON Schema means it: its $ ends the string, where
+            # Python's re.search (what the validator uses) lets $ match before a final newline.
+            raise CorpusError(f"invalid metadata at id: {meta['id']!r} does not match "
+                              f"{self._id_pattern!r}", path=meta_path,
+                              line=_key_line(meta_path, "id"))
+        generated = (GeneratedSession.from_table(meta["generate"], meta_path)
+                     if "generate" in meta else None)
+        if generated is None and not (directory / "session.jsonl").is_file():
             raise CorpusError("the case has no session.jsonl", path=directory)
+        if generated is not None and (directory / "session.jsonl").is_file():
+            raise CorpusError("a [generate] case has no session.jsonl: its session is built "
+                              "from the seed", path=directory / "session.jsonl")
         stages = meta.get("stages")
         return Case(
             id=meta["id"],
@@ -198,15 +286,22 @@ class Corpus:
             clauses=tuple(meta.get("clauses", ())),
             description=meta.get("description", ""),
             outcome=meta.get("outcome", "required"),
+            reason=meta.get("reason", ""),
+            discrepancy=meta.get("discrepancy", ""),
             declared_stages=tuple(stages) if stages is not None else None,
             options=meta.get("options", {}),
             source=meta.get("source", ""),
+            generated=generated,
         )
 
     @cached_property
     def cases(self) -> list[Case]:
-        """Every case, sorted by id. Raises on the first malformed case."""
-        return sorted((self.load_case(d) for d in self.case_directories()), key=lambda c: c.id)
+        """Every case, sorted by id. Raises on the first malformed case, or the first id two
+        cases share (a run would judge one against the other's goldens)."""
+        cases = [self.load_case(d) for d in self.case_directories()]
+        for problem in duplicate_ids(cases):
+            raise problem
+        return sorted(cases, key=lambda c: c.id)
 
     def load_all(self) -> tuple[list[Case], list[CorpusError]]:
         """Every loadable case and every problem, for a lint that reports them all."""
@@ -241,6 +336,48 @@ class Corpus:
         options.setdefault("cwd", "/pi-conformance/cwd")
         return options
 
+    def discrepancy_record(self, record: str) -> dict[str, Any] | None:
+        """``discrepancies/<record>.toml``, or None when there is no such record."""
+        path = self.root / "discrepancies" / f"{record}.toml"
+        return read_toml(path) if path.is_file() else None
+
+    def lint_outcome(self, case: Case) -> list[CorpusError]:
+        """A case that says Pi contradicts its docs must name the record that shows it."""
+        if case.outcome != "pi-contradicts-docs":
+            return []
+        record = self.discrepancy_record(case.discrepancy)
+        if record is None:
+            return [CorpusError(
+                f"discrepancy {case.discrepancy!r} is not a record under corpus/discrepancies/; "
+                "a case of outcome pi-contradicts-docs names the record of the contradiction",
+                path=case.metadata_path, line=_key_line(case.metadata_path, "discrepancy"))]
+        if case.id not in record.get("cases", []):
+            return [CorpusError(
+                f"discrepancy record {case.discrepancy!r} does not list this case in its cases",
+                path=case.metadata_path, line=_key_line(case.metadata_path, "discrepancy"))]
+        return []
+
+    def lint_records(self, cases: list[Case]) -> list[CorpusError]:
+        """The case a discrepancy record checks is where Pi contradicts its docs: its outcome
+        must say so, or an implementation that follows the docs there fails like a wrong one."""
+        by_id = {case.id: case for case in cases}
+        problems = []
+        for path in sorted((self.root / "discrepancies").glob("*.toml")):
+            try:
+                record = read_toml(path)
+            except CorpusError as exc:
+                problems.append(exc)
+                continue
+            checked = by_id.get(record.get("check", {}).get("case", ""))
+            if checked is None or record.get("resolved"):
+                continue
+            if checked.outcome not in DOCUMENTED_OUTCOMES or checked.discrepancy != path.stem:
+                problems.append(CorpusError(
+                    f"case {checked.id} is where this record shows Pi contradicting its docs; "
+                    f"give it outcome = \"pi-contradicts-docs\", discrepancy = \"{path.stem}\" "
+                    "and a reason", path=checked.metadata_path))
+        return problems
+
     def lint(self) -> list[CorpusError]:
         """Every structural problem: metadata, vocabulary, ids, missing and orphan goldens."""
         cases, problems = self.load_all()
@@ -248,13 +385,9 @@ class Corpus:
             problems.extend(self.lint_catalogue())
         except CorpusError as exc:
             problems.append(exc)
-        seen: dict[str, Path] = {}
+        problems.extend(duplicate_ids(cases))
+        problems.extend(self.lint_records(cases))
         for case in cases:
-            if case.id in seen:
-                problems.append(CorpusError(
-                    f"duplicate case id {case.id!r} (also in {seen[case.id]})",
-                    path=case.metadata_path))
-            seen.setdefault(case.id, case.metadata_path)
             for feature in case.features:
                 if feature not in self.features:
                     problems.append(CorpusError(
@@ -270,6 +403,7 @@ class Corpus:
                     problems.append(CorpusError(
                         f"unknown clause {clause!r} (not in clauses/*.toml)",
                         path=case.metadata_path))
+            problems.extend(self.lint_outcome(case))
             if "events" in case.stages and not case.events_path.is_file():
                 problems.append(CorpusError(
                     "the case has the events stage but no events.jsonl", path=case.directory))

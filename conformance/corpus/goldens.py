@@ -8,10 +8,6 @@ the reference's protocol answer for the stage, verbatim: ``{"output": ...}`` or
 ``{"rejected": {"message": ...}}``, or, for a stage on which Pi itself hangs or crashes,
 ``{"misbehaved": {...}}``. Nothing in a golden is computed by our code: regeneration writes
 what the harness returned.
-
-A golden read from a file without ``"volatile"`` was written before regenerate recorded
-them: ``volatile_recorded`` is False, and judging guesses the generated values as it used
-to (judging/generated.py). Every golden written now carries the key, empty or not.
 """
 
 from __future__ import annotations
@@ -34,7 +30,6 @@ class Golden:
     result: dict[str, Any]
     provenance: dict[str, Any]
     volatile: Mapping[str, str] = field(default_factory=dict)
-    volatile_recorded: bool = True
 
     @property
     def kind(self) -> str:
@@ -42,7 +37,7 @@ class Golden:
 
     def to_json(self) -> dict[str, Any]:
         data = {"stage": self.stage, "result": self.result, "provenance": self.provenance}
-        if self.volatile or self.volatile_recorded:
+        if self.volatile:
             data["volatile"] = dict(sorted(self.volatile.items()))
         return data
 
@@ -67,8 +62,7 @@ def read_golden(case: Case, stage: str) -> Golden:
             isinstance(k, str) and k.startswith("$") and isinstance(v, str)
             for k, v in volatile.items()):
         raise CorpusError("golden volatile must map JSON paths to group names", path=path)
-    return Golden(stage=stage, result=result, provenance=data["provenance"], volatile=volatile,
-                  volatile_recorded="volatile" in data)
+    return Golden(stage=stage, result=result, provenance=data["provenance"], volatile=volatile)
 
 
 def read_goldens(wanted: Iterable[tuple[Case, str]]) -> dict[tuple[str, str], Golden]:

@@ -4,7 +4,8 @@ The runner owns the process. Every exchange is a single ``select`` loop over the
 stdin and stdout with one deadline, so nothing the implementation does can block the runner:
 not a hang, not a flood of output, not refusing to read its stdin. Only one answer line
 (at most ``max_line`` bytes) is ever held in memory; stderr is drained on a thread that keeps
-just its tail for error messages. A misbehaving process is killed with its whole process group.
+just its tail for error messages. A misbehaving process is killed with every process it
+started, even one that left its process group (reaping.py).
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import os
 import selectors
-import signal
 import subprocess
 import threading
 import time
@@ -23,7 +23,7 @@ from typing import Any
 
 from conformance import jsonio
 from conformance.errors import ImplementationError, ProtocolViolation
-from conformance.implementations import protocol
+from conformance.implementations import protocol, reaping
 
 MAX_LINE = 64 * 1024 * 1024
 STDERR_TAIL = 64 * 1024
@@ -37,6 +37,10 @@ class Timeout(ImplementationError):
 
 class Crashed(ImplementationError):
     """The implementation exited, or closed its stdin or stdout."""
+
+    #: its exit status, when it exited; and the tail of its stderr
+    code: int | None = None
+    stderr: str = ""
 
 
 class _StderrTail:
@@ -74,6 +78,8 @@ class ProcessConnection:
 
     def __init__(self, command: Sequence[str], *, cwd: Path | None = None,
                  env: dict[str, str] | None = None, max_line: int = MAX_LINE):
+        self.marker = reaping.new_marker()
+        env = {**(os.environ if env is None else env), reaping.MARKER_VARIABLE: self.marker}
         try:
             self.process = subprocess.Popen(
                 list(command), cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -239,7 +245,10 @@ class ProcessConnection:
         tail = self.stderr.text().strip()
         if code is not None and "exit code" not in how:
             how = f"{how}; exit code {code}"
-        return Crashed(f"the implementation stopped: {how}" + (f"\n{tail[-2000:]}" if tail else ""))
+        crashed = Crashed(f"the implementation stopped: {how}"
+                          + (f"\n{tail[-2000:]}" if tail else ""))
+        crashed.code, crashed.stderr = code, tail
+        return crashed
 
     def close(self, grace: float = 2.0) -> bool:
         """Say bye, then make sure the process and its children are gone.
@@ -258,10 +267,15 @@ class ProcessConnection:
         self.kill()
         return exited
 
+    def abort(self) -> None:
+        """Kill the process and its descendants, from any thread: an exchange waiting on it
+        in another thread ends at once (it sees the process stop) and cleans up."""
+        reaping.kill_all(self.process.pid, self.marker)
+
     def kill(self) -> None:
-        """Kill the process group (an adapter's children too) and reap it."""
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.process.pid, signal.SIGKILL)
+        """Kill the process, its group and every descendant (even one that left the group:
+        see reaping.py), and reap it."""
+        self.abort()
         if self.process.poll() is None:
             self.process.kill()
         self.process.wait()

@@ -98,6 +98,26 @@ class Hello:
     def version(self) -> str:
         return str(self.implementation.get("version", "?"))
 
+    def differences(self, later: Hello) -> list[str]:
+        """What a ``later`` hello of the same implementation says otherwise, one phrase per
+        difference; empty when they agree. Every process of a run (a ``-j`` worker, a
+        restart) must answer the same hello: the plan was made from the first."""
+        found = [f"implementation.{key}: {_shown(self.implementation.get(key))}, now "
+                 f"{_shown(later.implementation.get(key))}"
+                 for key in sorted({*self.implementation, *later.implementation})
+                 if self.implementation.get(key) != later.implementation.get(key)]
+        if self.stages != later.stages:
+            found.append("stages: " + "; ".join(filter(None, (
+                _listed("now also claims", later.stages - self.stages),
+                _listed("no longer claims", self.stages - later.stages)))))
+        if self.features != later.features:
+            found.append(f"features: {_claimed(self.features)}, now {_claimed(later.features)}")
+        mine = {stage: frozenset(paths) for stage, paths in self.fields.items()}
+        theirs = {stage: frozenset(paths) for stage, paths in later.fields.items()}
+        if mine != theirs:
+            found.append(f"fields: {_fields(self.fields)}, now {_fields(later.fields)}")
+        return found
+
     @classmethod
     def parse(cls, answer: Any) -> Hello:
         problems = schema_errors("hello-response", answer)
@@ -113,6 +133,23 @@ class Hello:
                     for stage, paths in capabilities.get("fields", {}).items()},
             raw=answer,
         )
+
+
+def _shown(value: Any) -> str:
+    return "absent" if value is None else repr(value)[:100]
+
+
+def _listed(what: str, items: frozenset[str]) -> str:
+    return f"{what} {', '.join(sorted(items))}" if items else ""
+
+
+def _claimed(features: frozenset[str] | None) -> str:
+    return "all" if features is None else (", ".join(sorted(features)) or "none")
+
+
+def _fields(fields: dict[str, tuple[str, ...]]) -> str:
+    return "; ".join(f"{stage}: {', '.join(sorted(paths))}"
+                     for stage, paths in sorted(fields.items())) or "none"
 
 
 def hello_request() -> dict[str, Any]:
@@ -149,9 +186,10 @@ def check_run_answer(answer: Any, seq: int, stages: list[str]) -> dict[str, dict
     """
     if not isinstance(answer, dict):
         raise ProtocolViolation(f"run answer is not a JSON object: {str(answer)[:200]}")
-    if answer.get("seq") != seq:
+    answered = answer.get("seq")
+    if answered != seq or isinstance(answered, bool):  # true == 1 in Python, not in JSON
         raise ProtocolViolation(
-            f"answer out of order: expected seq {seq}, got {answer.get('seq')!r}")
+            f"answer out of order: expected seq {seq}, got {answered!r}")
     if "error" in answer:
         error = answer["error"]
         message = error.get("message") if isinstance(error, dict) else error

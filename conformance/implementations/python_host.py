@@ -20,21 +20,53 @@ import orjson
 
 from conformance import jsonio
 
+#: The exit status of a host that could not load its target; its last stderr line says why,
+#: and the runner shows that line alone (transports.PythonHostedImplementation).
+LOAD_FAILED = 3
+
+
+class LoadFailed(Exception):
+    """The target cannot be imported or is not an implementation: one line says why."""
+
+
+def split_target(target: str) -> tuple[str, str] | None:
+    """``MODULE:ATTRIBUTE`` as its two parts, or None when it is not of that form."""
+    module_name, _, attribute = target.partition(":")
+    return (module_name, attribute) if module_name and attribute else None
+
+
+def _import(module_name: str) -> Any:
+    try:
+        return importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name is not None and (module_name + ".").startswith(exc.name + "."):
+            raise LoadFailed(f"{exc} (searched {os.getcwd()} and sys.path)") from None
+        raise LoadFailed(_raised(module_name, exc)) from None
+    except Exception as exc:  # the module's own code failed: say where, in one line
+        raise LoadFailed(_raised(module_name, exc)) from None
+
+
+def _raised(module_name: str, exc: BaseException) -> str:
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f" ({frames[-1].filename}:{frames[-1].lineno})" if frames else ""
+    return f"importing {module_name} raised {type(exc).__name__}: {exc}{where}"
+
 
 def load(target: str) -> tuple[Callable[[], Any], Callable[[Any], Any]]:
-    module_name, _, attribute = target.partition(":")
-    if not module_name or not attribute:
-        raise SystemExit(f"python_host: expected MODULE:ATTRIBUTE, got {target!r}")
-    module = importlib.import_module(module_name)
+    parts = split_target(target)
+    if parts is None:
+        raise LoadFailed(f"expected MODULE:ATTRIBUTE, got {target!r}")
+    module_name, attribute = parts
+    module = _import(module_name)
     try:
         obj = getattr(module, attribute)
     except AttributeError:
-        raise SystemExit(f"python_host: {module_name} has no attribute {attribute!r}") from None
+        raise LoadFailed(f"{module_name} has no attribute {attribute!r}") from None
     if hasattr(obj, "hello") and hasattr(obj, "run"):
         return obj.hello, obj.run
     hello = getattr(module, "HELLO", None)
     if hello is None:
-        raise SystemExit(f"python_host: {module_name} has no HELLO for the function {attribute}")
+        raise LoadFailed(f"{module_name} has no HELLO for the function {attribute}")
     return (lambda: hello), obj
 
 
@@ -76,7 +108,12 @@ def answer_to(message: Any, hello: Callable[[], Any], run: Callable[[Any], Any])
 
 def serve(target: str) -> None:
     out = private_stdout()
-    hello, run = load(target)
+    try:
+        hello, run = load(target)
+    except LoadFailed as exc:
+        sys.stderr.write(f"python_host: {' '.join(str(exc).split())}\n")
+        sys.stderr.flush()
+        os._exit(LOAD_FAILED)
     for line in sys.stdin.buffer:
         if not line.strip():
             continue

@@ -41,8 +41,11 @@ def known_implementation(entry: known.Entry) -> PersistentImplementation:
         return impl
     installed = entry.install()
     setup, teardown = ref.sandbox_homes()
+    # Every known implementation runs on Node (pi-ai-python's front end too): cases where Pi
+    # misbehaves get a process of their own with a capped heap, as for the reference.
     return PersistentImplementation(entry.spec, entry.command(installed.prefix),
-                                    env=dict(os.environ), setup=setup, teardown=teardown)
+                                    env=dict(os.environ), setup=setup, teardown=teardown,
+                                    isolated_env=ref.MISBEHAVING_ENV)
 
 
 def resolve(spec: str) -> Implementation:

@@ -59,8 +59,12 @@ def _case_check(case: Case, results: list[StageResult], elapsed: float) -> Check
 
 
 def smoke(spec: str, corpus: Corpus, patterns: tuple[str, ...] = (),
-          timeout: float = 30.0) -> list[Check]:
-    """Every check, in order; stops early only when nothing further can be checked."""
+          timeout: float = 30.0, bye_grace: float = 5.0) -> list[Check]:
+    """Every check, in order; stops early only when nothing further can be checked.
+
+    ``bye_grace``: how long a process may take to exit after ``bye`` before it is killed and
+    the bye check fails (tests pass a short one).
+    """
     checks: list[Check] = []
     impl = resolve(spec)
     started = time.perf_counter()
@@ -94,9 +98,9 @@ def smoke(spec: str, corpus: Corpus, patterns: tuple[str, ...] = (),
             checks.append(_case_check(case, results, time.perf_counter() - began))
         if isinstance(impl, PersistentImplementation) and impl.connection is not None:
             connection, impl.connection = impl.connection, None
-            exited = connection.close(grace=5.0)
+            exited = connection.close(grace=bye_grace)
             checks.append(Check("bye", exited, "exited on its own after bye" if exited else
-                                "still running 5 s after bye; it was killed"))
+                                f"still running {bye_grace:g} s after bye; it was killed"))
     finally:
         impl.close()
     return checks

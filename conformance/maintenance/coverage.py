@@ -2,8 +2,9 @@
 
 The clause catalogue is the list of rules Pi's docs state (plus behaviours only its code
 has); a clause no case cites is a rule nobody checks. ``coverage`` says which those are, and
-how the cases spread over stages, features and provider APIs, so gaps are visible before an
-implementer finds them. Computed from case metadata only: no reference, no goldens.
+how the cases spread over stages, features and provider APIs, and which cells of the
+content-block x provider matrix are filled, so gaps are visible before an implementer finds
+them. Computed from the corpus on disk (metadata, sessions and goldens); no reference.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 
 from conformance.corpus.cases import OUTCOMES, Case, Corpus
 from conformance.corpus.stages import ALL_STAGES, APIS, api_of
+from conformance.maintenance.matrix_coverage import BlockMatrix, compute_matrix
 
 
 @dataclass(frozen=True)
@@ -38,6 +40,7 @@ class Coverage:
     apis: dict[str, list[str]]
     outcomes: dict[str, int]
     files: list[ClauseFile]
+    matrix: BlockMatrix
     excluded: dict[str, str] = field(default_factory=dict)
     unknown_clauses: dict[str, list[str]] = field(default_factory=dict)
 
@@ -69,6 +72,7 @@ class Coverage:
             "outcomes": self.outcomes,
             "unknown_clauses": self.unknown_clauses,
             "clauses": self.clauses,
+            "matrix": self.matrix.to_json(),
         }
 
 
@@ -114,6 +118,7 @@ def compute(corpus: Corpus) -> Coverage:
         apis=apis,
         outcomes={outcome: outcome_counts.get(outcome, 0) for outcome in OUTCOMES},
         files=files,
+        matrix=compute_matrix(corpus, cases),
         excluded={name: spec["reason"] for name, spec in sorted(excluded.items())},
         unknown_clauses=unknown,
     )

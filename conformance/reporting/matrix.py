@@ -52,7 +52,16 @@ class Recording(Implementation):
         return self.hello
 
     def run(self, request: dict[str, Any], timeout: float) -> Any:
-        answer = self.inner.run(request, timeout)
+        return self._record(request, self.inner.run(request, timeout))
+
+    @property
+    def isolates_misbehaving(self) -> bool:  # type: ignore[override]
+        return self.inner.isolates_misbehaving
+
+    def run_isolated(self, request: dict[str, Any], timeout: float) -> Any:
+        return self._record(request, self.inner.run_isolated(request, timeout))
+
+    def _record(self, request: dict[str, Any], answer: Any) -> Any:
         if isinstance(answer, dict) and isinstance(answer.get("results"), dict):
             self.answers.setdefault(request["case"]["id"], {}).update(answer["results"])
         return answer

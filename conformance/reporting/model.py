@@ -71,17 +71,23 @@ class CorpusIdentity:
 
 @dataclass(frozen=True)
 class SelectionInfo:
-    """What the run was asked to cover (empty: everything) and the ``--impl`` spec."""
+    """What the run was asked to cover (empty: everything), the ``--impl`` spec, and the
+    shard (``K/N``, corpus/shards.py) when the run is one part of a sharded run."""
 
     cases: tuple[str, ...] = ()
     features: tuple[str, ...] = ()
     stages: tuple[str, ...] = ()
     apis: tuple[str, ...] = ()
     impl: str = ""
+    shard: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        return {"cases": list(self.cases), "features": list(self.features),
-                "stages": list(self.stages), "apis": list(self.apis), "impl": self.impl}
+        data: dict[str, Any] = {"cases": list(self.cases), "features": list(self.features),
+                                "stages": list(self.stages), "apis": list(self.apis),
+                                "impl": self.impl}
+        if self.shard:
+            data["shard"] = self.shard
+        return data
 
 
 @dataclass(frozen=True)
@@ -142,7 +148,8 @@ class Header:
                 features=get_strings(selection, "features", what="selection: "),
                 stages=get_strings(selection, "stages", what="selection: "),
                 apis=get_strings(selection, "apis", what="selection: "),
-                impl=get_field(selection, "impl", str, "", what="selection: ")),
+                impl=get_field(selection, "impl", str, "", what="selection: "),
+                shard=get_field(selection, "shard", str, "", what="selection: ")),
             started=get_field(data, "started", str),
             runner=RunnerInfo(get_field(runner, "name", str, what="runner: "),
                               get_field(runner, "version", str, what="runner: ")),

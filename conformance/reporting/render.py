@@ -59,6 +59,22 @@ def stage_table(report: Report) -> Table:
 _VERDICT_STYLE = {"passed": "bold green", "failed": "bold red", "interrupted": "bold yellow"}
 
 
+#: What a newcomer reads under the table: the statuses that never fail a run, explained.
+_NEVER_FAILS = (
+    ("skip", "skipped: a stage or feature the implementation does not claim"),
+    ("info", "info: no behaviour is required there (Pi itself misbehaves, or it is "
+             "implementation-defined)"),
+    ("as-documented", "as documented: follows Pi's docs where Pi does not"),
+)
+
+
+def legend(report: Report) -> str:
+    """One line explaining the run's skip, info and as-documented results; empty if none."""
+    counts = report.counts()
+    said = [text for status, text in _NEVER_FAILS if counts.get(status)]
+    return "; ".join(said) + ". None fails a run (docs/reports.md)." if said else ""
+
+
 def terminal(report: Report, console: Console) -> None:
     for result in report.failures():
         for number, line in enumerate(failure_lines(result)):
@@ -68,6 +84,8 @@ def terminal(report: Report, console: Console) -> None:
         console.print(escape(stale_entry_line(entry)), style="bold red", soft_wrap=True,
                       highlight=False)
     console.print(stage_table(report))
+    if legend(report):  # under the table it explains, above the verdict (a CI log's last line)
+        console.print(escape(legend(report)), style="dim", highlight=False, soft_wrap=True)
     if report.interrupted:
         console.print(escape(INTERRUPTED_NOTE), style="bold yellow", soft_wrap=True)
     style = _VERDICT_STYLE[report.verdict]

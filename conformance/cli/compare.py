@@ -1,0 +1,76 @@
+"""``pi-conformance compare``: an implementation against the real Pi on your own session files."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from conformance.cli import options
+from conformance.cli.reports import output_options, render_stdout, write_outputs
+from conformance.cli.support import EXIT_FAILED, EXIT_INTERRUPTED, friendly_errors, stderr
+from conformance.reporting.formats import RUN_STDOUT_FORMATS
+
+if TYPE_CHECKING:
+    from conformance.corpus.shards import Shard
+
+
+@click.command()
+@options.IMPLEMENTATION
+@click.argument("paths", nargs=-1, required=True, metavar="PATH...",
+                type=click.Path(path_type=Path, exists=True))
+@options.STAGES
+@options.TIMEOUT
+@click.option("--max-restarts", default=10, show_default=True, type=click.IntRange(0),
+              help="Restarts after crashes or hangs, per file, before its stages are abandoned.")
+@click.option("--baseline", metavar="FILE", type=click.Path(path_type=Path, dir_okay=False),
+              help="Known failures: listed failures do not fail the run, stale entries do.")
+@click.option("--report", "report_path", metavar="FILE", type=options.REPORT_FILE,
+              help="Write the canonical JSON-lines report here.")
+@click.option("--candidates", type=click.Path(path_type=Path, file_okay=False),
+              help="Shrink every new disagreement and write it here as a candidate case "
+                   "(corpus promote --anonymize turns one into a public case).")
+@click.option("--max-tests", default=400, show_default=True, type=click.IntRange(1),
+              help="Runs of both sides a shrink may take.")
+@click.option("--format", "output_format", default="terminal", show_default=True,
+              type=click.Choice(RUN_STDOUT_FORMATS), help="What to print on stdout at the end.")
+@options.shard_option("a stable partition of the files by path")
+@output_options
+def compare(impl_spec: str, paths: tuple[Path, ...], stages: tuple[str, ...], timeout: float,
+            max_restarts: int, baseline: Path | None, report_path: Path | None,
+            candidates: Path | None, max_tests: int, output_format: str,
+            shard: Shard | None, outputs: dict[str, Path]) -> None:
+    """Run session files through IMPL and the real Pi; Pi's answers are the goldens.
+
+    PATH may be a directory (e.g. ~/.pi/agent/sessions): every *.jsonl under it. Each file is
+    compared on every stage both answer, into the same report as run (--report, --junit,
+    --html, --baseline). Pi and IMPL only ever see copies. Exit 1 on a difference, 130 when
+    interrupted.
+    """
+    from conformance.maintenance.compare import CompareRequest, root_cause_lines
+    from conformance.maintenance.compare import compare as run_compare
+
+    def say(message: str) -> None:
+        stderr().print(message, highlight=False, soft_wrap=True, markup=False)
+
+    with friendly_errors():
+        outcome = run_compare(CompareRequest(
+            paths=paths, impl_spec=impl_spec, stages=stages, timeout=timeout,
+            max_restarts=max_restarts, baseline=baseline, report_path=report_path,
+            candidates=candidates, shard=shard, max_tests=max_tests, say=say))
+        write_outputs(outcome.report, outputs)
+    render_stdout(outcome.report, output_format)
+    causes = root_cause_lines(outcome.report)
+    if causes:
+        say(f"{len(causes)} root cause(s):")
+        for line in causes:
+            say(f"  {line}")
+    for candidate in outcome.candidates:
+        say(f"candidate: {candidate.directory} ({candidate.original_lines} -> "
+            f"{candidate.lines} line(s); {', '.join(candidate.stages)})")
+    if outcome.interrupted:
+        say("interrupted")
+        sys.exit(EXIT_INTERRUPTED)
+    sys.exit(EXIT_FAILED if outcome.failed else 0)

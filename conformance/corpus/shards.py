@@ -1,0 +1,60 @@
+"""Shards: a stable partition of a run's work, so a CI job matrix can split one run.
+
+Shard ``K/N`` takes the items whose key hashes to ``K-1`` modulo ``N`` (sha256 of the key, so
+the partition is the same on every machine, whatever the order or the number of items, and
+adding a case moves no other case). ``run`` keys by case id, ``compare`` by session file,
+``fuzz`` gives each shard its own seeds. ``report merge`` puts the shards' reports together.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import TypeVar
+
+from conformance.errors import ConformanceError
+
+T = TypeVar("T")
+_SPEC = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
+
+
+@dataclass(frozen=True)
+class Shard:
+    """Shard ``index`` (1-based) of ``count``."""
+
+    index: int
+    count: int
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.index <= self.count:
+            raise ConformanceError(f"shard {self.index}/{self.count}: K must be between 1 and "
+                                   f"N (K/N, e.g. 1/4)")
+
+    @classmethod
+    def parse(cls, text: str) -> Shard:
+        match = _SPEC.match(text)
+        if not match:
+            raise ConformanceError(f"shard {text!r} must be K/N, e.g. 2/4")
+        return cls(int(match.group(1)), int(match.group(2)))
+
+    def __str__(self) -> str:
+        return f"{self.index}/{self.count}"
+
+    def owns(self, key: str) -> bool:
+        """Whether the item named ``key`` belongs to this shard."""
+        return shard_of(key, self.count) == self.index
+
+    def select(self, items: Iterable[T], key: Callable[[T], str]) -> list[T]:
+        return [item for item in items if self.owns(key(item))]
+
+    def seed(self, base: int) -> int:
+        """This shard's fuzzing seed: shards of one base seed never share a seed."""
+        return base * self.count + self.index - 1
+
+
+def shard_of(key: str, count: int) -> int:
+    """The 1-based shard that owns ``key`` among ``count``."""
+    digest = hashlib.sha256(key.encode("utf-8")).digest()
+    return int.from_bytes(digest[:8], "big") % count + 1

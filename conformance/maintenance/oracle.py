@@ -1,0 +1,263 @@
+"""The reference as an oracle for any session file: what the real Pi answers, stage by stage.
+
+``reference run`` prints these answers, ``compare`` writes them as the goldens an
+implementation is judged against. The user's file is never handed to Pi: it is copied into a
+temporary directory first (Pi rewrites what it opens; the harness copies once more). Every
+stage gets one verdict: Pi's ``output``, its rejection, or ``misbehaved`` when it hung or
+crashed on that stage (each stage has its own timeout, so a hang costs one stage, not a file).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import itertools
+import shutil
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from conformance.corpus.stages import CAPTURE_STAGES, api_of, stage_sort_key
+from conformance.errors import ConformanceError, ImplementationError
+from conformance.implementations import protocol
+from conformance.implementations.transports import Implementation, reference
+
+#: Seconds Pi may take for one stage of one file; a multi-megabyte session takes well under one.
+STAGE_TIMEOUT = 30.0
+#: Pi's process is restarted after it has read this much: V8 keeps the heap it grew on big
+#: files, so over a whole sessions tree its memory would only go up.
+RESTART_AFTER_BYTES = 32 * 1024 * 1024
+CWD = "/pi-conformance/cwd"
+SCHEMA = "pi-conformance/reference-run/1"
+_CHUNK = 1 << 20
+_SEQ = itertools.count(1)
+
+
+def find_sessions(paths: Iterable[Path]) -> list[Path]:
+    """Session files named directly, and every ``*.jsonl`` under a directory (recursively), in
+    a stable order, each once. A path that does not exist is an error naming it."""
+    found: dict[Path, None] = {}
+    for path in paths:
+        if path.is_dir():
+            for file in sorted(p for p in path.rglob("*.jsonl") if p.is_file()):
+                found.setdefault(file, None)
+        elif path.is_file():
+            found.setdefault(path, None)
+        else:
+            raise ConformanceError("no such file or directory", path=path)
+    return list(found)
+
+
+def file_sha256(path: Path) -> str:
+    """The file's digest, read in chunks (a session may be many megabytes)."""
+    digest = hashlib.sha256()
+    with path.open("rb") as stream:
+        while chunk := stream.read(_CHUNK):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def session_key(path: Path, roots: Iterable[Path]) -> str:
+    """A file's name for sharding and case ids, the same on every CI machine: its path
+    relative to the directory given that holds it (under that directory's name when several
+    paths were given), else its own path as given."""
+    roots = list(roots)
+    resolved = path.resolve()
+    for root in roots:
+        base = root.resolve()
+        if base.is_dir() and resolved.is_relative_to(base):
+            relative = resolved.relative_to(base).as_posix()
+            return f"{base.name}/{relative}" if len(roots) > 1 else relative
+    return path.as_posix()
+
+
+def default_stages(hello: protocol.Hello) -> list[str]:
+    """Every stage the reference answers from a session alone, in stage order (``events``
+    needs a recorded event stream, which a session file does not have)."""
+    return sorted((s for s in hello.stages if s not in CAPTURE_STAGES), key=stage_sort_key)
+
+
+def request_options(stages: Iterable[str]) -> dict[str, Any]:
+    """Run options: a fixed cwd and, for request stages, the corpus's model objects."""
+    options: dict[str, Any] = {"cwd": CWD}
+    apis = [api for api in map(api_of, stages) if api is not None]
+    if apis:
+        from conformance.corpus.cases import Corpus
+
+        models = Corpus().models
+        options["request"] = {"models": {api: models[api] for api in apis}}
+    return options
+
+
+@dataclass(frozen=True)
+class FileAnswers:
+    """Pi's verdict on every asked stage of one file."""
+
+    path: Path
+    sha256: str
+    size: int
+    results: dict[str, dict[str, Any]]  # stage -> {"output"|"rejected"|"misbehaved": ...}
+    seconds: float
+
+    def kinds(self) -> dict[str, str]:
+        return {stage: next(iter(result)) for stage, result in self.results.items()}
+
+    def to_json(self) -> dict[str, Any]:
+        return {"file": str(self.path), "sha256": self.sha256, "bytes": self.size,
+                "seconds": round(self.seconds, 3), "stages": self.results}
+
+
+class ReferenceOracle:
+    """The real Pi, started once, answering whole session files (copies of them)."""
+
+    def __init__(self, stages: Iterable[str] = (), *, stage_timeout: float = STAGE_TIMEOUT,
+                 impl: Implementation | None = None):
+        self.impl = impl or reference()
+        self.wanted = tuple(stages)
+        self.stage_timeout = stage_timeout
+        self.stages: list[str] = []
+        self.options: dict[str, Any] = {}
+        self.read_since_start = 0
+        self.scratch = Path(tempfile.mkdtemp(prefix="pi-conformance-oracle-"))
+
+    def __enter__(self) -> ReferenceOracle:
+        try:
+            self.hello = self.impl.start()
+        except BaseException:
+            self.close()
+            raise
+        available = default_stages(self.hello)
+        unknown = [s for s in self.wanted if s not in available]
+        if unknown:
+            self.close()
+            raise ConformanceError(f"the reference does not answer {', '.join(unknown)} "
+                                   f"(it answers {', '.join(available)})")
+        self.stages = [s for s in available if not self.wanted or s in self.wanted]
+        self.options = request_options(self.stages)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        with contextlib.suppress(ConformanceError):
+            self.impl.close()
+        shutil.rmtree(self.scratch, ignore_errors=True)
+
+    @property
+    def versions(self) -> dict[str, str]:
+        return {k: str(v) for k, v in self.hello.implementation.get("dependencies", {}).items()}
+
+    def answer(self, path: Path, stages: Iterable[str] | None = None) -> FileAnswers:
+        """Pi's answer for every stage on a copy of ``path``."""
+        import time
+
+        asked = list(stages) if stages is not None else list(self.stages)
+        started = time.perf_counter()
+        copy = self.scratch / "session.jsonl"
+        try:
+            shutil.copyfile(path, copy)
+        except OSError as exc:
+            raise ConformanceError(f"cannot read: {exc.strerror or exc}", path=path) from None
+        try:
+            text = copy.read_bytes()
+            sha = hashlib.sha256(text).hexdigest()
+            results = self.ask_text(text.decode("utf-8", errors="replace"), asked)
+        finally:
+            copy.unlink(missing_ok=True)
+        self.read_since_start += len(text)
+        if self.read_since_start > RESTART_AFTER_BYTES:
+            self.read_since_start = 0
+            self._recover()
+        return FileAnswers(path, sha, len(text), results, time.perf_counter() - started)
+
+    def ask_text(self, text: str, stages: list[str]) -> dict[str, dict[str, Any]]:
+        """Every stage at once; if Pi hangs or crashes, each stage again on its own, so the
+        stages it does answer keep their answer and the others say how Pi misbehaved."""
+        try:
+            return self._ask(text, stages, self.stage_timeout * max(1, len(stages)))
+        except ImplementationError:
+            self._recover()
+        if len(stages) == 1:
+            return {stages[0]: self._misbehaved(text, stages[0])}
+        results: dict[str, dict[str, Any]] = {}
+        for stage in stages:
+            results[stage] = self._misbehaved(text, stage)
+        return results
+
+    def _misbehaved(self, text: str, stage: str) -> dict[str, Any]:
+        try:
+            return self._ask(text, [stage], self.stage_timeout)[stage]
+        except ImplementationError as exc:
+            self._recover()
+            detail = str(exc)
+            kind = "timeout" if "no answer within" in detail else "crash"
+            return {"misbehaved": {"kind": kind, "detail": detail[:2000]}}
+
+    def _recover(self) -> None:
+        with contextlib.suppress(ConformanceError):
+            self.impl.restart()
+
+    def _ask(self, text: str, stages: list[str], timeout: float) -> dict[str, dict[str, Any]]:
+        seq = next(_SEQ)
+        path = self.scratch / f"ask-{seq}.jsonl"
+        path.write_text(text, encoding="utf-8")
+        try:
+            request = protocol.run_request(seq, "reference.session", (), str(path), text,
+                                           stages, self.options)
+            answer = self.impl.run(request, timeout)
+        finally:
+            path.unlink(missing_ok=True)
+        results = protocol.check_run_answer(answer, seq, stages)
+        for stage, result in results.items():
+            kind = next(iter(result))
+            if kind in ("error", "protocol-error", "skipped"):
+                raise ImplementationError(f"the reference could not answer {stage}: {result}")
+        return results
+
+
+def document_head(oracle: ReferenceOracle, files: int) -> dict[str, Any]:
+    """What ``reference run --format json`` says before the files
+    (schemas/reference-run.schema.json)."""
+    from conformance import __version__
+
+    return {"schema": SCHEMA, "runner": {"name": "pi-conformance", "version": __version__},
+            "reference": oracle.versions, "stages": oracle.stages, "cwd": CWD,
+            "stage_timeout": oracle.stage_timeout, "count": files}
+
+
+def summarize(stage: str, result: dict[str, Any]) -> str:
+    """One line for people: what Pi did with the stage, and the size of its answer."""
+    kind, value = next(iter(result.items()))
+    if kind == "rejected":
+        return f"rejected: {_one_line(str(value.get('message', '')), 300)}"
+    if kind == "misbehaved":
+        return (f"Pi misbehaved ({value.get('kind')}): "
+                f"{_one_line(str(value.get('detail', '')), 200)}")
+    return "output: " + _shape(stage, value)
+
+
+def _shape(stage: str, value: Any) -> str:
+    if isinstance(value, list):
+        return f"{len(value)} item(s)"
+    if not isinstance(value, dict):
+        return repr(value)[:80]
+    if stage == "branch":
+        return f"leaf {value.get('leafId')!r}, path of {len(value.get('path') or [])} entries"
+    if stage == "stats" and isinstance(value.get("tokens"), dict):
+        return (f"{value.get('totalMessages')} message(s), "
+                f"{value['tokens'].get('total')} tokens, cost {value.get('cost')}")
+    parts = []
+    for key, item in value.items():
+        if isinstance(item, list):
+            parts.append(f"{key}: {len(item)}")
+        elif isinstance(item, (str, int, float, bool)) or item is None:
+            parts.append(f"{key}: {_one_line(str(item), 40)}")
+    return ", ".join(parts[:6]) or f"{len(value)} key(s)"
+
+
+def _one_line(text: str, limit: int) -> str:
+    flat = text.replace("\n", "\\n")
+    return flat if len(flat) <= limit else flat[:limit] + "…"

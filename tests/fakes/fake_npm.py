@@ -1,0 +1,30 @@
+"""A stand-in for ``npm ci`` that says what the real one says on a first install (a line per
+fetch, EBADENGINE warnings about the system's Node, the summary) and lays out what the
+reference installer checks: node_modules/.bin/node and the Pi packages' package.json."""
+
+import json
+import os
+import stat
+import sys
+from pathlib import Path
+
+with open(os.environ["FAKE_NPM_CALLS"], "a") as calls:
+    calls.write(json.dumps(sys.argv) + "\n")
+modules = Path.cwd() / "node_modules"
+for name in ("pi-coding-agent", "pi-ai", "pi-agent-core"):
+    package = modules / "@earendil-works" / name
+    package.mkdir(parents=True)
+    (package / "package.json").write_text(json.dumps({"version": "1.6.0"}))
+node = modules / ".bin" / "node"
+node.parent.mkdir(parents=True)
+node.write_text("#!/bin/sh\necho v22.0.0\n")
+node.chmod(node.stat().st_mode | stat.S_IXUSR)
+for number in range(30):
+    print(f"npm http fetch GET 200 https://registry.npmjs.org/p{number}/-/p{number}-1.0.0.tgz "
+          f"12ms (cache miss)", file=sys.stderr)
+for line in ("Unsupported engine {", "  package: 'p0@1.0.0',", "  required: { node: '>=22' },",
+             "  current: { node: 'v20.20.2', npm: '10.8.2' }", "}"):
+    print(f"npm warn EBADENGINE {line}", file=sys.stderr)
+print("\nadded 30 packages in 2s")
+if os.environ.get("npm_config_update_notifier") != "false":  # noqa: SIM112 (npm spells it so)
+    print("npm notice New minor version of npm available! 11.19.1 -> 11.21.2", file=sys.stderr)

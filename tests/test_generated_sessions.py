@@ -1,0 +1,101 @@
+"""Sessions built from a seed ([generate] cases): deterministic, cached, verified, recorded."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conformance.corpus.cases import Corpus
+from conformance.corpus.generated import GeneratedSession
+from conformance.corpus.session_generators import GENERATORS, coding_session
+from conformance.errors import CorpusError
+from tests.corpus_builder import CLAUSES, write_corpus
+
+GENERATE = '\n[generate]\ngenerator = "coding-session"\nseed = 7\nentries = 300\n'
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("PI_CONFORMANCE_CACHE", str(cache))
+    return cache
+
+
+@pytest.mark.parametrize("name", sorted(GENERATORS))
+def test_a_generator_is_a_function_of_its_seed(name: str):
+    build = GENERATORS[name].build
+    assert build(3, 200) == build(3, 200)
+    assert build(3, 200) != build(4, 200)
+
+
+@pytest.mark.parametrize("branchy", [False, True])
+def test_generated_sessions_are_whole_trees_of_the_size_asked(branchy: bool):
+    lines = coding_session(11, 500, branchy=branchy).decode().splitlines()
+    header, entries = json.loads(lines[0]), [json.loads(line) for line in lines[1:]]
+    assert header["type"] == "session" and header["version"] == 3
+    assert len(entries) >= 500
+    ids = {entry["id"] for entry in entries}
+    assert len(ids) == len(entries)
+    assert all(entry["parentId"] in ids for entry in entries[1:])
+    times = [entry["timestamp"] for entry in entries]
+    assert times == sorted(times)
+    kinds = {entry["type"] for entry in entries}
+    assert {"message", "compaction", "model_change"} <= kinds
+    assert ("branch_summary" in kinds) == branchy
+
+
+def _corpus(tmp_path: Path, body: str = GENERATE) -> Corpus:
+    root = write_corpus(tmp_path / "corpus", CLAUSES, {"large/one": 'features = ["basic"]\n'
+                                                                     'stages = ["stats"]\n' + body})
+    (root / "cases" / "large" / "one" / "session.jsonl").unlink()
+    return Corpus(root)
+
+
+def test_the_case_session_is_built_into_the_cache_on_first_use(tmp_path: Path,
+                                                                 private_cache: Path):
+    case = _corpus(tmp_path).cases[0]
+    assert case.generated == GeneratedSession("coding-session", 7, 300)
+    expected = private_cache / "generated" / "coding-session-v1-seed7-300.jsonl"
+    assert not expected.exists()
+    assert case.session_path == expected
+    assert expected.read_bytes() == coding_session(7, 300)
+    assert case.session_bytes() == coding_session(7, 300)
+
+
+def test_verify_notices_a_damaged_cache_and_provenance_names_the_seed(tmp_path: Path):
+    generated = _corpus(tmp_path).cases[0].generated
+    assert generated is not None
+    assert generated.verify() is None
+    assert generated.provenance()["seed"] == 7
+    assert generated.provenance()["generator"] == "coding-session"
+    generated.cache_path.write_bytes(b"damaged\n")
+    assert "differs from a fresh build" in (generated.verify() or "")
+
+
+def test_a_generate_case_must_not_also_commit_a_session(tmp_path: Path):
+    corpus = _corpus(tmp_path)
+    (corpus.root / "cases" / "large" / "one" / "session.jsonl").write_text("{}\n")
+    with pytest.raises(CorpusError, match=r"no session\.jsonl"):
+        corpus.load_case(corpus.root / "cases" / "large" / "one")
+
+
+def test_an_unknown_generator_is_named(tmp_path: Path):
+    corpus = _corpus(tmp_path, GENERATE.replace("coding-session", "nope"))
+    with pytest.raises(CorpusError, match="unknown session generator 'nope'"):
+        corpus.cases  # noqa: B018
+
+
+def test_golden_provenance_records_the_generator_and_seed(tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch):
+    from conformance.implementations import protocol
+    from conformance.maintenance import regenerate
+
+    monkeypatch.setattr(regenerate, "lock_sha256", lambda: "lock")
+    case = _corpus(tmp_path).cases[0]
+    hello = protocol.Hello(implementation={"dependencies": {}}, stages=frozenset({"stats"}))
+    found = regenerate.provenance(hello, case)
+    assert found["session"]["generator"] == "coding-session"
+    assert (found["session"]["seed"], found["session"]["entries"]) == (7, 300)
+    assert found["input_sha256"] == case.input_sha256()
