@@ -49,7 +49,10 @@ def test_integers_compare_exactly_however_large_the_value():
 def test_integers_beyond_2_53_compare_as_a_javascript_double_holds_them():
     assert differences({"n": 2**53}, {"n": 2**53 + 1}, frozenset()) == []
     assert differences({"n": 62630770878629400}, {"n": 6.26307708786294e16}, frozenset()) == []
-    assert differences({"n": 2**60}, {"n": 2**60 + 2**10}, frozenset()) != []
+    # Beyond 2**53 JavaScript adds integers as doubles: Pi's sum of huge token counts is
+    # rounded, so only a relative tolerance is fair there (found by the fuzzer).
+    assert differences({"total": 2**53}, {"total": 2**53 + 2}, frozenset()) == []
+    assert differences({"n": 2**60}, {"n": 2**60 + 2**40}, frozenset()) != []
 
 
 def test_a_fraction_against_an_integer_is_a_changed_value_not_a_type_change():

@@ -19,4 +19,5 @@ def test_a_large_integral_float_equals_the_integer_javascript_writes_for_it():
     assert same_number(6.26307708786294e16, 62630770878629400)
     assert same_number(2**53, 2**53 + 1)  # one double
     assert not same_number(2**53 - 1, 2**53 - 2)
+    assert same_number(2**53, 2**53 + 2)  # two doubles, but JS sums them with rounding
     assert same_number(10**400, 10**400 + 1)  # both beyond what a double holds
