@@ -7,7 +7,8 @@ def test_equal_values_have_no_differences_whatever_the_key_order():
 
 def test_list_order_matters():
     found = differences({"tools": ["read", "bash"]}, {"tools": ["bash", "read"]}, frozenset())
-    assert [d.path for d in found] == ["$.tools[0]", "$.tools[1]"]
+    assert sorted(d.kind for d in found) == ["missing item", "unexpected item"]
+    assert {d.expected for d in found} | {d.actual for d in found} >= {"read"}
 
 
 def test_every_difference_names_its_json_path_and_both_values():
@@ -36,3 +37,44 @@ def test_opaque_signatures_compare_exactly():
 
 def test_json_path_quotes_keys_that_are_not_identifiers():
     assert json_path(["sections", "2", 0, "a b"]) == '$.sections["2"][0]["a b"]'
+
+
+def test_integers_compare_exactly_however_large_the_value():
+    found = differences({"timestamp": 1768039213000}, {"timestamp": 1768039212250}, frozenset())
+    assert [(d.path, d.kind) for d in found] == [("$.timestamp", "changed")]
+    assert differences({"totalTokens": 15}, {"totalTokens": 16}, frozenset()) != []
+    assert differences({"t": 1768039213000}, {"t": 1768039213001}, frozenset()) != []
+
+
+def test_integers_beyond_2_53_compare_as_a_javascript_double_holds_them():
+    assert differences({"n": 2**53}, {"n": 2**53 + 1}, frozenset()) == []
+    assert differences({"n": 62630770878629400}, {"n": 6.26307708786294e16}, frozenset()) == []
+    # Beyond 2**53 JavaScript adds integers as doubles: Pi's sum of huge token counts is
+    # rounded, so only a relative tolerance is fair there (found by the fuzzer).
+    assert differences({"total": 2**53}, {"total": 2**53 + 2}, frozenset()) == []
+    assert differences({"n": 2**60}, {"n": 2**60 + 2**40}, frozenset()) != []
+
+
+def test_a_fraction_against_an_integer_is_a_changed_value_not_a_type_change():
+    found = differences({"cost": 0.02}, {"cost": 0}, frozenset())
+    assert [(d.kind, d.expected, d.actual) for d in found] == [("changed", 0.02, 0)]
+    assert differences({"cost": 1}, {"cost": 0.9999999999999999}, frozenset()) == []
+    assert differences({"n": 1}, {"n": 1.0}, frozenset()) == []
+
+
+def test_a_comparison_is_bounded_and_says_what_it_left_out():
+    from conformance.judging.comparison import MAX_DIFFERENCES
+
+    found = differences({"a": [f"x{n}" for n in range(3000)]},
+                        {"a": [f"y{n}" for n in range(3000)]})
+    assert len(found) == MAX_DIFFERENCES + 1
+    assert found[-1].kind == "not compared" and "stopped after" in found[-1].note
+
+
+def test_values_nested_deeper_than_the_cap_are_compared_whole():
+    deep_e, deep_a = 1, 2
+    for _ in range(5000):
+        deep_e, deep_a = [deep_e], [deep_a]
+    (found,) = differences({"deep": deep_e}, {"deep": deep_a})
+    assert found.kind == "changed" and "compared as a whole" in found.note
+    assert differences({"deep": deep_e}, {"deep": deep_e}) == []

@@ -143,6 +143,34 @@ def test_atoms_split_unions_and_keep_what_is_left():
         frozenset({a}), frozenset({b}), frozenset({c})]
 
 
+
+
+def missing(path: str, note: str) -> Difference:
+    return Difference(path, "missing item", {"role": "x"}, "<missing>", None, note)
+
+
+def test_a_root_cause_is_titled_in_words_from_its_aligned_differences(tmp_path):
+    found = causes(tmp_path, [
+        StageResult("a.one", "context", "fail", "", [
+            missing("$.messages[0]", "missing item: system message")]),
+        StageResult("a.two", "context", "fail", "", [
+            missing("$.messages[0]", "missing item: user message")]),
+        StageResult("a.three", "request.anthropic-messages", "fail", "", [
+            missing("$.messages[3].content[0]", "missing item: redacted thinking block")]),
+        StageResult("a.four", "request.anthropic-messages", "fail", "", [
+            missing("$.messages[1].content[2]", "missing item: redacted thinking block")]),
+    ])
+    assert sorted(grouping.describe(c) for c in found) == [
+        "drops redacted thinking blocks from Anthropic requests",
+        "drops the first message of the context",
+    ]
+
+
+def test_field_differences_name_the_field_and_its_owner(tmp_path):
+    (cause,) = causes(tmp_path, [fail("a.one", "context", TIMESTAMP)])
+    assert grouping.describe(cause) == "writes another timestamp of messages in the context"
+
+
 def test_differences_inside_a_shifted_list_are_consequences():
     shifted = grouping.collapse_list_shifts([
         ("$.path[*]", "missing item"), ("$.path[*].id", "changed"),

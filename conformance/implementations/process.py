@@ -21,8 +21,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from conformance import jsonio
 from conformance.errors import ImplementationError, ProtocolViolation
 from conformance.implementations import protocol, reaping
@@ -234,8 +232,8 @@ class ProcessConnection:
 
     def _parse(self, data: bytes) -> Any:
         try:
-            return orjson.loads(data)
-        except orjson.JSONDecodeError as exc:
+            return jsonio.loads(data)
+        except jsonio.JSONDecodeError as exc:
             shown = data[:200].decode("utf-8", errors="replace")
             raise ProtocolViolation(f"answer is not JSON ({exc.msg}): {shown!r}") from None
 

@@ -18,6 +18,8 @@ from typing import Any, BinaryIO
 
 import orjson
 
+from conformance import jsonio
+
 #: The exit status of a host that could not load its target; its last stderr line says why,
 #: and the runner shows that line alone (transports.PythonHostedImplementation).
 LOAD_FAILED = 3
@@ -82,8 +84,8 @@ def private_stdout() -> BinaryIO:
 
 def encode(answer: Any) -> bytes:
     try:
-        return orjson.dumps(answer, option=orjson.OPT_APPEND_NEWLINE)
-    except TypeError as exc:
+        return jsonio.dumps_line(answer)  # a lone surrogate is escaped, as Node writes it
+    except (TypeError, ValueError) as exc:
         seq = answer.get("seq") if isinstance(answer, dict) else None
         return orjson.dumps(
             {"seq": seq,
@@ -116,8 +118,8 @@ def serve(target: str) -> None:
         if not line.strip():
             continue
         try:
-            message = orjson.loads(line)
-        except orjson.JSONDecodeError as exc:
+            message = jsonio.loads(line)
+        except jsonio.JSONDecodeError as exc:
             message = None
             answer: Any = {"seq": None, "error": {"message": f"request is not JSON: {exc}"}}
         if isinstance(message, dict) and message.get("cmd") == "bye":

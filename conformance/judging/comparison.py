@@ -1,103 +1,491 @@
-"""Compare an implementation's answer with a golden, on parsed JSON, with deepdiff.
+"""Compare an implementation's answer with a golden: exact, aligned, bounded.
 
-Rules (docs/normalization.md): both sides are normalized first (normalize.py); object key
-order never matters, list order always does (goldens spell meaningful order as lists);
-integers and floats of equal value are equal; floats compare with a relative tolerance of
-1e-9, since costs are sums of binary fractions that a port may add in another order;
-everything else, opaque signatures included, must be identical.
+Rules (docs/normalization.md): object key order never matters, list order always does
+(goldens spell meaningful order as lists); numbers follow ``normalization.same_number``
+(integers exactly, a fraction within a tiny tolerance); everything else, ids in requests and
+opaque signatures included, must be identical, except the values Pi generates
+(``generated.py``): there the answer may hold its own values, reused where Pi reused its own.
+
+How, at a cost proportional to what differs: equal answers are found by their canonical
+bytes before anything else; a walk then descends only into unequal subtrees, skipping equal
+ones by their bytes; lists are aligned first (``alignment.py``), so a missing or extra item
+is one difference and the items after it line up. Small unequal objects with no lists inside
+(a usage block, a header) are diffed by DeepDiff, with our number rule. The walk stops after
+``MAX_DIFFERENCES`` differences or ``MAX_STEPS`` nodes and says so, and compares anything
+nested deeper than ``MAX_DEPTH`` as a whole.
 """
 
 from __future__ import annotations
 
-import math
+from collections import Counter
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import orjson
 from deepdiff import DeepDiff
 from deepdiff.operator import BaseOperator
 
+from conformance import jsonio
 from conformance.corpus.jsonpath import json_path
-from conformance.corpus.normalization import normalize
+from conformance.corpus.normalization import REL_TOLERANCE, is_number, same_number
+from conformance.judging.alignment import align
+from conformance.judging.generated import (
+    Generated,
+    Guessed,
+    Recorded,
+    Steps,
+    describe_group,
+    is_clock_reading,
+    output_paths,
+)
 
-__all__ = ["Difference", "differences", "json_path"]
+__all__ = ["MAX_DEPTH", "MAX_DIFFERENCES", "MAX_STEPS", "REL_TOLERANCE", "Difference",
+           "differences", "json_path", "output_paths"]
 
-REL_TOLERANCE = 1e-9
+MAX_DIFFERENCES = 1000  # differences listed per comparison; the rest is one "not compared"
+MAX_STEPS = 2_000_000  # nodes visited per comparison
+MAX_DEPTH = 200  # deeper than this, subtrees are compared whole
 _MISSING = "<missing>"
 
 
-class _CloseFloats(BaseOperator):
-    """Treat two numbers as equal when they differ by a tiny relative amount."""
+@dataclass(frozen=True)
+class Difference:
+    """One place where the answer and the golden disagree.
+
+    ``path`` is where in Pi's answer (for an extra item: where it would go); ``actual_path``,
+    when set, is where the answer holds it, if alignment moved it; ``note`` says what a
+    missing or extra item is, or why a generated value is wrong.
+    """
+
+    path: str
+    kind: str
+    expected: Any
+    actual: Any
+    actual_path: str | None = None
+    note: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        data = {"path": self.path, "kind": self.kind, "expected": self.expected,
+                "actual": self.actual}
+        if self.actual_path is not None:
+            data["actual_path"] = self.actual_path
+        if self.note:
+            data["note"] = self.note
+        return data
+
+
+def differences(expected: Any, actual: Any, known: frozenset[str] = frozenset(), *,
+                volatile: Mapping[str, str] | None = None) -> list[Difference]:
+    """Every difference between ``expected`` (Pi's) and ``actual``, in document order.
+
+    ``volatile``: the generated values' paths in ``expected`` and their groups (a golden's
+    ``output_paths(golden.volatile)``). Without it they are guessed from ``known``
+    (``normalization.input_strings(session)``).
+    """
+    if _same(expected, actual):
+        return []
+    walk = _Walk(Recorded(volatile) if volatile is not None else Guessed(known))
+    walk.compare(expected, actual, (), (), 0)
+    found = walk.found + walk.generated_differences(expected, actual)
+    if walk.stopped:
+        found.append(Difference("$", "not compared", None, None, note=walk.stopped))
+    return found
+
+
+def _equal(a: Any, b: Any) -> bool:
+    """Equal as JSON, by canonical bytes (``true`` is not ``1``; key order does not matter).
+    False for one number spelled two ways (the walk decides); nesting deeper than orjson
+    goes is compared without recursion."""
+    try:
+        return jsonio.canonical(a) == jsonio.canonical(b)
+    except (TypeError, ValueError, RecursionError):
+        return _deep_equal(a, b)
+
+
+def _deep_equal(a: Any, b: Any) -> bool:
+    """Equality as JSON without recursion, for values nested deeper than orjson goes."""
+    stack = [(a, b)]
+    while stack:
+        x, y = stack.pop()
+        if isinstance(x, dict) and isinstance(y, dict):
+            if x.keys() != y.keys():
+                return False
+            stack.extend((x[k], y[k]) for k in x)
+        elif isinstance(x, list) and isinstance(y, list):
+            if len(x) != len(y):
+                return False
+            stack.extend(zip(x, y, strict=True))
+        elif is_number(x) and is_number(y):
+            if not same_number(x, y):
+                return False
+        elif type(x) is not type(y) or x != y:
+            return False
+    return True
+
+
+def _same(a: Any, b: Any) -> bool:
+    """``_equal``, after Python's ``==`` (which stops at the first difference) has not ruled it
+    out: what ``==`` calls unequal is unequal as JSON too, but for one number spelled as two
+    integers beyond 2**53, which the walk then finds equal."""
+    try:
+        if a != b:
+            return False
+    except RecursionError:
+        pass
+    return _equal(a, b)
+
+
+def _key(item: Any) -> Hashable:
+    """What alignment matches items by: a scalar itself, a container's canonical bytes."""
+    if isinstance(item, (dict, list)):
+        try:
+            return jsonio.canonical(item)
+        except (TypeError, ValueError, RecursionError):
+            return id(item)
+    return (type(item) is bool, item)
+
+
+def _kind(item: Any) -> Hashable:
+    if isinstance(item, dict):
+        message = item.get("message")
+        inner = message.get("role") if isinstance(message, dict) else None
+        return (str(item.get("type")), str(item.get("role")), str(inner))
+    return type(item).__name__
+
+
+def describe_item(list_key: Any, item: Any) -> str:
+    """What an item of a list is, in words: ``user message``, ``thinking block``."""
+    if isinstance(item, dict):
+        role, kind = item.get("role"), item.get("type")
+        message = item.get("message")
+        if isinstance(message, dict) and isinstance(message.get("role"), str):
+            return f"{kind} entry ({message['role']} message)"
+        if list_key == "content" and isinstance(kind, str):
+            return f"{kind.replace('_', ' ')} block"  # redacted_thinking: redacted thinking
+        if isinstance(role, str):
+            return f"{role} message" if list_key in ("messages", "input", "contents") \
+                else f"{role} item"
+        if isinstance(kind, str):
+            return f"{kind} {'entry' if list_key == 'entries' else 'item'}"
+    return {"messages": "message", "entries": "entry", "content": "block"}.get(
+        list_key, "item") if not isinstance(list_key, int) else "item"
+
+
+def _loose(value: Any) -> Any:
+    """``value`` with integral floats as ints: a key that a port writing ``0.0`` matches."""
+    if isinstance(value, dict):
+        return {k: _loose(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_loose(v) for v in value]
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+        return int(value)
+    return value
+
+
+MAX_FLAT_LEAVES = 64  # an object this small, without lists, is diffed by DeepDiff
+_KINDS = {
+    "values_changed": "changed",
+    "type_changes": "type changed",
+    "dictionary_item_added": "unexpected key",
+    "dictionary_item_removed": "missing key",
+}
+
+
+class _Numbers(BaseOperator):
+    """JSON numbers for DeepDiff: one type, equal by ``same_number``."""
 
     def __init__(self) -> None:
         super().__init__(types=[float, int])
 
     def give_up_diffing(self, level: Any, diff_instance: Any) -> bool:
         a, b = level.t1, level.t2
-        if isinstance(a, bool) or isinstance(b, bool):
+        if not (is_number(a) and is_number(b)):
             return False
-        return math.isclose(a, b, rel_tol=REL_TOLERANCE, abs_tol=1e-12)
-
-
-@dataclass(frozen=True)
-class Difference:
-    """One place where the answer and the golden disagree."""
-
-    path: str
-    kind: str
-    expected: Any
-    actual: Any
-
-    def to_json(self) -> dict[str, Any]:
-        return {"path": self.path, "kind": self.kind, "expected": self.expected,
-                "actual": self.actual}
-
-
-def _canonical(value: Any) -> bytes | None:
-    try:
-        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
-    except TypeError:
-        return None
-
-
-_KINDS = {
-    "values_changed": "changed",
-    "type_changes": "type changed",
-    "dictionary_item_added": "unexpected key",
-    "dictionary_item_removed": "missing key",
-    "iterable_item_added": "unexpected item",
-    "iterable_item_removed": "missing item",
-}
+        if not same_number(a, b):
+            diff_instance.custom_report_result("values_changed", level)
+        return True
 
 
 def _shown(value: Any) -> Any:
     return _MISSING if type(value).__name__ == "NotPresent" else value
 
 
-def differences(expected: Any, actual: Any, known: frozenset[str]) -> list[Difference]:
-    """Every difference between normalized ``expected`` and ``actual``, in path order.
+def _flat(value: dict[str, Any]) -> bool:
+    """Whether ``value`` is an object of at most ``MAX_FLAT_LEAVES`` leaves and no list."""
+    budget = MAX_FLAT_LEAVES
+    stack: list[Any] = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            return False
+        else:
+            budget -= 1
+            if budget < 0:
+                return False
+    return True
 
-    ``known`` is ``normalize.input_strings(session)``, computed once per case.
-    """
-    expected, actual = normalize(expected, known), normalize(actual, known)
-    canonical = _canonical(expected)
-    if canonical is not None and canonical == _canonical(actual):
-        return []  # the common case, without deepdiff's cost
-    tree = DeepDiff(
-        expected,
-        actual,
-        custom_operators=[_CloseFloats()],
-        view="tree",
-        cache_size=0,
-    )
-    found = [
-        Difference(
-            path=json_path(item.path(output_format="list")),
-            kind=_KINDS.get(report, report),
-            expected=_shown(item.t1),
-            actual=_shown(item.t2),
-        )
-        for report, items in tree.items()
-        for item in items
-    ]
-    return sorted(found, key=lambda d: d.path)
+
+# (expected index, actual index, known to be equal as JSON)
+_Pair = tuple[int | None, int | None, bool]
+
+
+def _cheap_alignment(e: list[Any], a: list[Any]) -> list[_Pair] | None:
+    """The usual alignments without an item's bytes: equal lengths with a few items changed
+    in place, or one block of items missing or extra. Python's ``==`` finds the candidates
+    (fast, but ``true == 1``), and one canonical comparison of everything it called equal
+    confirms them; None when neither shape fits or the confirmation fails."""
+    n, m = len(e), len(a)
+    lo = 0
+    while lo < n and lo < m and e[lo] == a[lo]:
+        lo += 1
+    he, ha = n, m
+    while he > lo and ha > lo and e[he - 1] == a[ha - 1]:
+        he, ha = he - 1, ha - 1
+    if n == m:
+        changed = [i for i in range(lo, he) if e[i] != a[i]]
+        if len(changed) > max(1, (he - lo) // 2):
+            return None
+        differ = set(changed)
+        if not _equal([x for i, x in enumerate(e) if i not in differ],
+                      [x for i, x in enumerate(a) if i not in differ]):
+            return None
+        return [(i, i, i not in differ) for i in range(n)]
+    if lo < he and lo < ha:
+        return None  # items changed and items missing or extra: the keyed alignment decides
+    if not _equal(e[:lo] + e[he:], a[:lo] + a[ha:]):
+        return None
+    return [*((i, i, True) for i in range(lo)),
+            *((i, None, False) for i in range(lo, he)),
+            *((None, j, False) for j in range(lo, ha)),
+            *((he + k, ha + k, True) for k in range(n - he))]
+
+
+class _Walk:
+    def __init__(self, generated: Generated):
+        self.generated = generated
+        self.found: list[Difference] = []
+        self.steps = 0
+        self.stopped = ""
+        # (group, expected steps, actual steps, Pi's value, the answer's value)
+        self.pending: list[tuple[str, Steps, Steps, Any, Any]] = []
+        # expected list steps -> {expected index: actual index}, where alignment moved items
+        self.moves: dict[Steps, dict[int, int | None]] = {}
+
+    def add(self, esteps: Steps, asteps: Steps, kind: str, expected: Any, actual: Any,
+            note: str = "") -> None:
+        if self.stopped:
+            return
+        moved = json_path(list(asteps)) if asteps != esteps or kind == "unexpected item" \
+            else None
+        self.found.append(Difference(json_path(list(esteps)), kind, expected, actual, moved,
+                                     note))
+        if len(self.found) >= MAX_DIFFERENCES:
+            self.stopped = (f"the comparison stopped after {MAX_DIFFERENCES} differences; "
+                            "the rest of the answer was not compared")
+
+    def compare(self, e: Any, a: Any, es: Steps, as_: Steps, depth: int) -> None:
+        if self.stopped:
+            return
+        self.steps += 1
+        if self.steps > MAX_STEPS:
+            self.stopped = (f"the comparison stopped after visiting {MAX_STEPS} values; the "
+                            "rest of the answer was not compared")
+            return
+        group = self.generated.group_of(es, e)
+        if group is not None and type(e) is type(a) and self.generated.may_hold(a) and \
+                not _equal(e, a):
+            self.pending.append((group, es, as_, e, a))
+            return
+        if depth > MAX_DEPTH:
+            if not _equal(e, a):
+                self.add(es, as_, "changed", e, a,
+                         f"nested deeper than {MAX_DEPTH} levels: compared as a whole")
+            return
+        if isinstance(e, dict) and isinstance(a, dict):
+            self.objects(e, a, es, as_, depth)
+        elif isinstance(e, list) and isinstance(a, list):
+            self.lists(e, a, es, as_, depth)
+        else:
+            self.leaves(e, a, es, as_)
+
+    def leaves(self, e: Any, a: Any, es: Steps, as_: Steps) -> None:
+        if is_number(e) and is_number(a):
+            if not same_number(e, a):
+                self.add(es, as_, "changed", e, a)
+        elif type(e) is not type(a) and not (isinstance(e, (dict, list)) and
+                                             isinstance(a, (dict, list))
+                                             and type(e) is type(a)):
+            self.add(es, as_, "type changed", e, a)
+        elif e != a:
+            self.add(es, as_, "changed", e, a)
+
+    def objects(self, e: dict[str, Any], a: dict[str, Any], es: Steps, as_: Steps,
+                depth: int) -> None:
+        if _flat(e) and _flat(a):
+            self.small_objects(e, a, es, as_)
+            return
+        for key in sorted(e.keys() | a.keys()):
+            if key not in a:
+                self.add((*es, key), (*as_, key), "missing key", e[key], _MISSING)
+            elif key not in e:
+                self.add((*es, key), (*as_, key), "unexpected key", _MISSING, a[key])
+            else:
+                ce, ca = e[key], a[key]
+                if isinstance(ce, dict) and isinstance(ca, dict) and _same(ce, ca):
+                    continue  # (a list checks its own items: see lists)
+                self.compare(ce, ca, (*es, key), (*as_, key), depth + 1)
+
+    def small_objects(self, e: dict[str, Any], a: dict[str, Any], es: Steps,
+                      as_: Steps) -> None:
+        """A small unequal object with no list inside: DeepDiff's structured differences,
+        with our number rule, generated values set aside for the group check."""
+        tree = DeepDiff(e, a, custom_operators=[_Numbers()], view="tree", cache_size=0)
+        found = sorted(((tuple(item.path(output_format="list")), report, _shown(item.t1),
+                         _shown(item.t2)) for report, items in tree.items() for item in items),
+                       key=lambda found: found[0])
+        for steps, report, old, new in found:
+            kind = _KINDS.get(report, report)
+            if report == "type_changes" and is_number(old) and is_number(new):
+                if same_number(old, new):
+                    continue  # 1 and 1.0: one JSON number
+                kind = "changed"
+            group = self.generated.group_of((*es, *steps), old) \
+                if kind in ("changed", "type changed") else None
+            if group is not None and type(old) is type(new) and self.generated.may_hold(new):
+                self.pending.append((group, (*es, *steps), (*as_, *steps), old, new))
+            else:
+                self.add((*es, *steps), (*as_, *steps), kind, old, new)
+
+    def lists(self, e: list[Any], a: list[Any], es: Steps, as_: Steps, depth: int) -> None:
+        try:
+            pairs = _cheap_alignment(e, a)
+        except RecursionError:  # items nested too deep for ==: the keys decide
+            pairs = None
+        if pairs is None:
+            pairs = self.keyed_alignment(e, a, es)
+        if any(i != j for i, j, _ in pairs):
+            self.moves[es] = {i: j for i, j, _ in pairs if i is not None}
+        list_key = es[-1] if es else None
+        inserted_at = 0
+        for i, j, same in pairs:
+            if self.stopped:
+                return
+            if i is None:
+                assert j is not None
+                self.add((*es, inserted_at), (*as_, j), "unexpected item", _MISSING, a[j],
+                         "extra item: " + describe_item(list_key, a[j]))
+            elif j is None:
+                self.add((*es, i), (*es, i), "missing item", e[i], _MISSING,
+                         "missing item: " + describe_item(list_key, e[i]))
+                inserted_at = i + 1
+            else:
+                inserted_at = i + 1
+                if not same:
+                    self.compare(e[i], a[j], (*es, i), (*as_, j), depth + 1)
+
+    def keyed_alignment(self, e: list[Any], a: list[Any], es: Steps) -> list[_Pair]:
+        """Items matched by canonical bytes; with few matches and lengths that differ, by
+        bytes that ignore generated values and ``0.0`` against ``0``."""
+        e_keys = [_key(item) for item in e]
+        a_keys = [_key(item) for item in a]
+        pairs = align(e_keys, a_keys, lambda i: _kind(e[i]), lambda j: _kind(a[j]))
+        matched = sum(1 for i, j in pairs if i is not None and j is not None
+                      and e_keys[i] == a_keys[j])
+        if len(e) != len(a) and matched < min(len(e), len(a)) / 2:
+            loose_e = [_key(_loose(self.generated.masked(es, item))) for item in e]
+            loose_a = [_key(_loose(self.generated.masked(es, item))) for item in a]
+            pairs = align(loose_e, loose_a, lambda i: _kind(e[i]), lambda j: _kind(a[j]))
+        return [(i, j, i is not None and j is not None and isinstance(e_keys[i], bytes)
+                 and e_keys[i] == a_keys[j]) for i, j in pairs]
+
+    # -- generated values ----------------------------------------------------------------
+
+    def actual_steps(self, steps: Steps) -> Steps | None:
+        """Where the answer holds what Pi holds at ``steps``, through the alignments."""
+        out: list[str | int] = []
+        for n, step in enumerate(steps):
+            if isinstance(step, int):
+                moves = self.moves.get(steps[:n])
+                if moves is not None:
+                    moved = moves.get(step)
+                    if moved is None:
+                        return None
+                    step = moved
+            out.append(step)
+        return tuple(out)
+
+    def generated_differences(self, expected: Any, actual: Any) -> list[Difference]:
+        """Generated values the answer does not reuse as Pi does: in a group, every path
+        must hold one value; two groups should not share one (clock readings may)."""
+        if not self.pending:
+            return []
+        groups = self.generated.groups(expected)
+        involved = {group for group, *_ in self.pending}
+        found: list[Difference] = []
+        chosen: dict[str, bytes] = {}
+        for group in sorted(involved):
+            members = groups.get(group) or [steps for g, steps, *_ in self.pending
+                                            if g == group]
+            held = []
+            for steps in members:
+                where = self.actual_steps(steps)
+                value = _get(actual, where) if where is not None else _ABSENT
+                if value is not _ABSENT and _get(expected, steps) is not _ABSENT:
+                    held.append((steps, where, value))
+            if not held:
+                continue
+            counts = Counter(_safe_bytes(value) for *_, value in held)
+            top = max(counts.values())
+            choice = next(_safe_bytes(v) for *_, v in held if counts[_safe_bytes(v)] == top)
+            chosen[group] = choice
+            first = members[0]
+            for steps, where, value in held:
+                if _safe_bytes(value) != choice:
+                    found.append(Difference(
+                        json_path(list(steps)), "changed", _get(expected, steps), value,
+                        json_path(list(where)) if where is not None and where != steps
+                        else None,
+                        f"generated value: Pi holds one value here and at "
+                        f"{describe_group(group, first)}; the answer holds two"))
+        pi_values = {group: _safe_bytes(_get(expected, paths[0]))
+                     for group, paths in groups.items() if paths}
+        owners: dict[bytes, str] = {}
+        for group, paths in groups.items():
+            value = chosen.get(group, pi_values.get(group))
+            if value is None or not paths:
+                continue
+            if is_clock_reading(_get(expected, paths[0])):
+                continue
+            other = owners.setdefault(value, group)
+            if other != group and group in involved:
+                found.append(Difference(
+                    json_path(list(paths[0])), "changed", _get(expected, paths[0]),
+                    _get(actual, self.actual_steps(paths[0]) or paths[0]), None,
+                    f"generated value: the answer reuses the value of "
+                    f"{describe_group(other, groups[other][0])}; Pi generates two"))
+        return found
+
+
+_ABSENT = object()
+
+
+def _get(value: Any, steps: Steps | None) -> Any:
+    if steps is None:
+        return _ABSENT
+    for step in steps:
+        if isinstance(step, int) and isinstance(value, list) and 0 <= step < len(value):
+            value = value[step]
+            continue
+        if not (isinstance(step, str) and isinstance(value, dict) and step in value):
+            return _ABSENT
+        value = value[step]
+    return value
+
+
+def _safe_bytes(value: Any) -> bytes:
+    try:
+        return jsonio.canonical(value)
+    except (TypeError, ValueError, RecursionError):
+        return repr(value).encode()

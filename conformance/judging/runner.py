@@ -31,7 +31,7 @@ from conformance.errors import (
 )
 from conformance.implementations import protocol
 from conformance.implementations.transports import Crashed, Implementation, Timeout
-from conformance.judging.comparison import differences
+from conformance.judging.comparison import differences, output_paths
 from conformance.judging.verdicts import (
     ActualKind,
     ErrorKind,
@@ -157,7 +157,8 @@ def judge(case: Case, stage: str, answer: dict[str, Any], known: frozenset[str],
         expected = golden.result["output"]
         if fields:
             expected = project_fields(expected, fields)
-        found = differences(expected, answer["output"], known)
+        found = differences(expected, answer["output"], known,
+                            volatile=output_paths(golden.volatile))
         if found:
             status = "fail"
             message = f"{len(found)} difference(s)"

@@ -90,15 +90,20 @@ def refuse_extra(data: Mapping[str, Any], allowed: set[str], what: str) -> None:
 def difference_from_json(data: Any) -> Difference:
     if not isinstance(data, dict):
         raise ModelError("a difference must be an object")
-    refuse_extra(data, {"path", "kind", "expected", "actual"}, "difference: ")
+    refuse_extra(data, {"path", "kind", "expected", "actual", "actual_path", "note"},
+                 "difference: ")
     path = get_field(data, "path", str, what="difference: ")
     if not path.startswith("$"):
         raise ModelError(f"difference: path {path!r} does not start with $")
     for key in ("expected", "actual"):
         if key not in data:
             raise ModelError(f"difference: missing field {key!r}")
+    actual_path = get_field(data, "actual_path", str, None, what="difference: ")
+    if actual_path is not None and not actual_path.startswith("$"):
+        raise ModelError(f"difference: actual_path {actual_path!r} does not start with $")
     return Difference(path, get_field(data, "kind", str, what="difference: "), data["expected"],
-                      data["actual"])
+                      data["actual"], actual_path,
+                      get_field(data, "note", str, "", what="difference: "))
 
 
 @dataclass(frozen=True)

@@ -11,17 +11,23 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import json
 from collections import Counter
 from functools import cache
 from typing import Any
 
 import jinja2
 
+from conformance import jsonio
 from conformance._paths import PACKAGE_DIR
 from conformance.judging.verdicts import StageResult
 from conformance.reporting.model import Report
-from conformance.reporting.text import INTERRUPTED_NOTE, baseline_note, counts_line, title
+from conformance.reporting.text import (
+    INTERRUPTED_NOTE,
+    baseline_note,
+    counts_line,
+    printable_text,
+    title,
+)
 
 MAX_DIFFERENCES = 200
 MAX_VALUE = 20_000
@@ -75,8 +81,8 @@ def web_link(url: Any) -> str:
 
 
 def shown_value(value: Any) -> str:
-    text = value if isinstance(value, str) and value.startswith("<") else json.dumps(
-        value, indent=2, ensure_ascii=False)
+    text = value if isinstance(value, str) and value.startswith("<") else \
+        jsonio.dumps_text(value, indent=2)
     return text if len(text) <= MAX_VALUE else text[:MAX_VALUE] + "\n… (truncated)"
 
 
@@ -98,7 +104,8 @@ def _row(result: StageResult) -> dict[str, Any]:
         "issue": web_link(result.baseline.issue if result.baseline else ""),
         "differences": [
             {"path": d.path, "kind": d.kind, "expected": shown_value(d.expected),
-             "actual": shown_value(d.actual)}
+             "actual": shown_value(d.actual), "actual_path": d.actual_path or "",
+             "note": d.note}
             for d in diffs[:MAX_DIFFERENCES]
         ],
         "total": len(diffs),
@@ -112,7 +119,7 @@ def html(report: Report) -> str:
     rows = [_row(r) for r in report.sorted_results()]
     present = Counter(row["filter_status"] for row in rows)
     digest = base64.b64encode(hashlib.sha256(SCRIPT.encode()).digest()).decode()
-    return _template().render(
+    return printable_text(_template().render(
         title=title(report),
         verdict=report.verdict,
         stages=report.stage_counts(),
@@ -132,4 +139,4 @@ def html(report: Report) -> str:
         rows=rows,
         script=SCRIPT,
         script_hash=f"sha256-{digest}",
-    )
+    ))

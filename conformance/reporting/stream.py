@@ -20,8 +20,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-import orjson
-
+from conformance import jsonio
 from conformance.corpus import identity
 from conformance.errors import ConformanceError
 from conformance.judging.comparison import Difference
@@ -71,8 +70,8 @@ def bounded_value(value: Any) -> Any:
     if isinstance(value, (bool, int, float)) or value is None:
         return value
     try:
-        encoded = orjson.dumps(value)
-    except (TypeError, orjson.JSONEncodeError) as exc:
+        encoded = jsonio.dumps(value)
+    except (TypeError, ValueError) as exc:
         return f"<not kept in the report: {exc}>"
     if len(encoded) <= MAX_VALUE_BYTES:
         return value
@@ -89,17 +88,20 @@ def bounded(result: StageResult) -> StageResult:
     for diff in result.differences:
         if len(kept) >= MAX_DIFFERENCES:
             break
-        small = Difference(diff.path[:1000], diff.kind[:200], bounded_value(diff.expected),
-                           bounded_value(diff.actual))
+        small = replace(diff, path=diff.path[:1000], kind=diff.kind[:200],
+                        expected=bounded_value(diff.expected), actual=bounded_value(diff.actual),
+                        actual_path=diff.actual_path[:1000] if diff.actual_path else None,
+                        note=diff.note[:1000])
         try:
-            size += len(orjson.dumps(small.to_json()))
-        except (TypeError, orjson.JSONEncodeError):  # a path or kind that is not UTF-8, say
+            size += len(jsonio.dumps(small.to_json()))
+        except (TypeError, ValueError):  # a path or kind that is not UTF-8, say
             small = Difference("$", "<not kept in the report>", None, None)
         if size > MAX_LINE_BYTES // 2 and kept:
             break
         changed = changed or any(a is not b for a, b in zip(
-            (small.path, small.kind, small.expected, small.actual),
-            (diff.path, diff.kind, diff.expected, diff.actual), strict=True))
+            (small.path, small.kind, small.expected, small.actual, small.actual_path, small.note),
+            (diff.path, diff.kind, diff.expected, diff.actual, diff.actual_path, diff.note),
+            strict=True))
         kept.append(small)
     if len(kept) < len(result.differences):
         notes.append(f"the report keeps the first {len(kept)} of {len(result.differences)} "
@@ -121,15 +123,15 @@ def encode_result(result: StageResult) -> tuple[StageResult, bytes]:
     even that cannot be serialized, an error result that says so (never nothing)."""
     result = bounded(result)
     try:
-        return result, orjson.dumps(result.to_json(), option=orjson.OPT_APPEND_NEWLINE)
-    except (TypeError, orjson.JSONEncodeError) as exc:
+        return result, jsonio.dumps_line(result.to_json())
+    except (TypeError, ValueError) as exc:
         stand_in = StageResult(result.case, result.stage, "error",
                                f"the runner could not write this result ({result.status}): "
                                f"{exc}", outcome=result.outcome, duration=result.duration,
                                error_kind="harness", baseline=result.baseline
                                if result.baseline and result.baseline.state == "known"
                                else None)
-        return stand_in, orjson.dumps(stand_in.to_json(), option=orjson.OPT_APPEND_NEWLINE)
+        return stand_in, jsonio.dumps_line(stand_in.to_json())
 
 
 class ReportWriter:
@@ -147,7 +149,7 @@ class ReportWriter:
         self.tally = Tally()
         self.failure: ReportError | None = None
         self.footer: Footer | None = None
-        self._write(orjson.dumps(head.to_json(), option=orjson.OPT_APPEND_NEWLINE))
+        self._write(jsonio.dumps_line(head.to_json()))
 
     def _write(self, data: bytes) -> None:
         if self.failure is not None:
@@ -170,7 +172,7 @@ class ReportWriter:
     def close(self, stale_baseline: Iterable[StaleEntry] = (), *,
               interrupted: bool = False) -> Footer:
         self.footer = self.tally.footer(stale_baseline, now(), interrupted=interrupted)
-        self._write(orjson.dumps(self.footer.to_json(), option=orjson.OPT_APPEND_NEWLINE))
+        self._write(jsonio.dumps_line(self.footer.to_json()))
         return self.footer
 
     def raise_failure(self) -> None:
@@ -192,8 +194,8 @@ def read_report(path: Path) -> Report:
         if not raw.strip():
             continue
         try:
-            line = orjson.loads(raw)
-        except orjson.JSONDecodeError as exc:
+            line = jsonio.loads(raw)
+        except jsonio.JSONDecodeError as exc:
             raise ReportError(f"not JSON: {exc.msg}", path=path, line=number) from None
         kind = line.get("type") if isinstance(line, dict) else None
         try:

@@ -11,6 +11,7 @@ import json
 import re
 from typing import Any
 
+from conformance.judging.comparison import Difference
 from conformance.judging.verdicts import StageResult, StaleEntry
 from conformance.reporting.model import Report, Verdict
 
@@ -26,6 +27,15 @@ def printable(text: Any) -> str:
     """``text`` with every control character but tab and newline written as ``\\xNN``."""
     return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100
                         else f"\\u{ord(m.group()):04x}", str(text))
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def printable_text(text: str) -> str:
+    """A whole rendered document that UTF-8 can hold: a lone surrogate (an implementation's
+    text) written as ``\\uXXXX``, everything else as it is."""
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def short(value: Any, limit: int = MAX_VALUE) -> str:
@@ -49,6 +59,18 @@ def status_label(result: StageResult) -> str:
     return result.status + (f" ({result.error_kind})" if result.error_kind else "")
 
 
+def difference_head(diff: Difference) -> str:
+    """``$.a[3] (changed)``; with the answer's path when alignment moved it, and the note:
+    ``$.a[3] -> answer $.a[2] (changed)``, ``$.a[0] (missing item: user message)``."""
+    where = printable(diff.path)
+    if diff.actual_path is not None and diff.actual_path != diff.path:
+        where += f" -> answer {printable(diff.actual_path)}"
+    item_note = diff.note.split(":")[0] in ("missing item", "extra item")
+    label = diff.note if item_note else diff.kind
+    extra = diff.note if diff.note and not item_note else ""
+    return f"{where} ({printable(label)})" + (f": {printable(extra)}" if extra else "")
+
+
 def failure_lines(result: StageResult, limit: int | None = MAX_SHOWN_DIFFERENCES) -> list[str]:
     """A failing result as plain text lines: what, where, and the values."""
     head = f"{printable(result.case)} [{printable(result.stage)}] {status_label(result)}"
@@ -59,7 +81,7 @@ def failure_lines(result: StageResult, limit: int | None = MAX_SHOWN_DIFFERENCES
     diffs = result.differences
     shown = diffs if limit is None else diffs[:limit]
     for diff in shown:
-        lines.append(f"    {printable(diff.path)} ({printable(diff.kind)})")
+        lines.append(f"    {difference_head(diff)}")
         lines.append(f"      expected: {short(diff.expected)}")
         lines.append(f"      actual:   {short(diff.actual)}")
     if len(diffs) > len(shown):

@@ -291,17 +291,9 @@ def merge_same_reproduction(entries: list[dict[str, Any]]) -> list[dict[str, Any
 
 
 def _failure_title(cause: grouping.RootCause) -> str:
-    name = cause.target.name
-    path, kind = sorted(cause.signatures[cause.stage])[0]
-    more = len(cause.signatures[cause.stage]) - 1
-    also = f" (+{more} more)" if more > 0 else ""
-    stages = cause.stage + (f" (and {len(cause.stages) - 1} later stage(s))"
-                            if len(cause.stages) > 1 else "")
-    if kind.startswith("error: "):
-        return f"{name}: fails on {stages}: {kind[7:]}"
-    if kind.startswith("Pi answers"):
-        return f"{name}: {stages}: {kind}"
-    return f"{name}: {stages} differs from Pi at {path}: {kind}{also}"
+    """``port: drops the first message of the context (and 2 later stage(s))``."""
+    later = f" (and {len(cause.stages) - 1} later stage(s))" if len(cause.stages) > 1 else ""
+    return f"{cause.target.name}: {grouping.describe(cause)}{later}"
 
 
 def _failure_commands(entry: dict[str, Any], source: Case | None) -> list[str]:

@@ -6,8 +6,9 @@ nothing else, so a draft is always what the data says: regenerate, never edit by
 
 from __future__ import annotations
 
-import json
 from typing import Any
+
+from conformance import jsonio
 
 SCHEMA = "pi-conformance/discrepancies/1"
 DETAILS_LIMIT = 6000
@@ -27,11 +28,11 @@ _NODE_STAGES = {
 
 
 def _json(value: Any) -> str:
-    return json.dumps(value, indent=2, ensure_ascii=False)
+    return jsonio.dumps_text(value, indent=2)
 
 
 def _inline(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False)
+    text = jsonio.dumps_text(value, compact=False)
     return f"`` {text} ``" if "`" in text else f"`{text}`"
 
 
@@ -190,7 +191,7 @@ def failure_draft(entry: dict[str, Any]) -> str:
 
 
 def _cell(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False)
+    text = jsonio.dumps_text(value, compact=False)
     if len(text) > 120:
         text = text[:117] + "..."
     return "`" + text.replace("|", "\\|").replace("`", "'") + "`"

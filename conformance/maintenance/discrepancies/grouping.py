@@ -1,7 +1,12 @@
 """From run reports to root causes: one group per way an implementation differs from Pi.
 
 A failing result's signature is the set of (path with list indices generalized, kind) of its
-differences, or the kind of answer it gave where Pi answered another kind, or its error.
+differences (lists are aligned before they are diffed, so a missing item is one difference,
+not a cascade through the items after it; differences inside a list that lost or gained
+items count as its consequences), or the kind of answer it gave where Pi answered
+another kind, or its error. ``describe`` says what a root cause does in words, from its
+aligned differences: the kind, what the item is (a message's role, a block's type, a field),
+where it is and the stage ("drops the first message of the context").
 Results of one implementation with the same stage and signature are one root cause; root
 causes of one implementation failing on exactly the same cases on several stages (a wrong
 ``llm`` stage shows again in every ``request.<api>``) are merged into one.
@@ -21,6 +26,7 @@ from typing import Any
 
 from conformance.corpus.jsonpath import generalize
 from conformance.corpus.stages import stage_sort_key
+from conformance.judging.comparison import Difference
 from conformance.judging.verdicts import StageResult
 from conformance.reporting.model import Report
 from conformance.reporting.stream import ReportError, read_report
@@ -47,8 +53,9 @@ LIST_SHIFT = ("missing item", "unexpected item")
 def collapse_list_shifts(pairs: Iterable[tuple[str, str]]) -> Signature:
     """Drop differences inside the items of a list that gained or lost items.
 
-    When a list is one item short, every later item is compared with its neighbour, so the
-    field-level differences inside that list are consequences of the shift, not causes.
+    Alignment keeps the items after a missing one in line, but the items next to it often
+    differ for the same reason (a path that took another branch before it ended early), so
+    for grouping they are consequences, not causes of their own.
     """
     pairs = set(pairs)
     shifted = {path for path, kind in pairs if kind in LIST_SHIFT and path.endswith("[*]")}
@@ -247,3 +254,102 @@ def _resolution(target: Target, cause: RootCause) -> str | None:
     outcomes = [results.get((case, cause.stage)) for case in cause.cases]
     return latest if outcomes and all(r is not None and r.status == "pass" for r in outcomes) \
         else None
+
+
+# -- root causes in words --------------------------------------------------------------------
+
+PLACES = {
+    "entries": "the session entries", "branch": "the branch", "context": "the context",
+    "projection": "the projection", "llm": "the LLM messages", "prompt": "the system prompt",
+    "stats": "the session stats", "events": "the event stream",
+    "request.anthropic-messages": "Anthropic requests",
+    "request.openai-completions": "OpenAI Completions requests",
+    "request.openai-responses": "OpenAI Responses requests",
+    "request.google-generative-ai": "Google Generative AI requests",
+}
+_NOUNS = {"messages": "message", "input": "item", "contents": "content", "content": "block",
+          "entries": "entry", "path": "path entry", "tools": "tool", "sections": "section"}
+_STEP = re.compile(r"\.([A-Za-z_$][\w$-]*)|\[(\*|-?\d+)\]|\[(\"(?:[^\"\\]|\\.)*\")\]")
+
+
+def _steps(path: str) -> list[str]:
+    """The keys of a generalized path, ``*`` for a list index."""
+    out = []
+    for name, index, quoted in _STEP.findall(path):
+        out.append(name or ("*" if index else quoted.strip('"')))
+    return out
+
+
+def _plural(noun: str) -> str:
+    if noun.endswith(")"):  # "message entry (user message)"
+        head, _, rest = noun.partition(" (")
+        return f"{_plural(head)} ({rest}"
+    if noun.endswith("y") and not noun.endswith(("ay", "ey", "oy")):
+        return noun[:-1] + "ies"
+    return noun + ("es" if noun.endswith(("s", "x", "ch", "sh")) else "s")
+
+
+def _what(path: str, found: list[Difference], kind: str) -> str:
+    """The items a list difference is about: ``the first message``, ``thinking blocks``."""
+    steps = _steps(path)
+    container = steps[-2] if len(steps) >= 2 else ""
+    noun = _NOUNS.get(container, "item")
+    prefix = "missing item: " if kind == "missing item" else "extra item: "
+    described = {d.note[len(prefix):] for d in found if d.note.startswith(prefix)}
+    if len(described) == 1:
+        noun = described.pop()
+    first = bool(found) and all(d.path.endswith("[0]") for d in found) and \
+        kind == "missing item"
+    return f"the first {noun}" if first else _plural(noun)
+
+
+def _owner(path: str) -> str:
+    """What holds a field: ``$.messages[*].usage.cost`` -> ``usage of messages``."""
+    steps = _steps(path)[:-1]
+    while steps and steps[-1] == "*":
+        steps.pop()
+        if steps:
+            return _plural(_NOUNS.get(steps[-1], steps[-1]))
+    return steps[-1] if steps else "the output"
+
+
+def phrase(stage: str, path: str, kind: str, found: list[Difference]) -> str:
+    """One aligned difference of a root cause, in words."""
+    place = PLACES.get(stage, f"the {stage} stage")
+    field = (_steps(path) or ["the output"])[-1]
+    if field == "*":
+        field = "item"
+    if any("generated value" in d.note for d in found):
+        return f"reuses a generated {field} differently from Pi in {place}"
+    if kind == "missing item":
+        return f"drops {_what(path, found, kind)} {'of' if place.startswith('the ') else 'from'}" \
+               f" {place}"
+    if kind == "unexpected item":
+        return f"adds extra {_what(path, found, kind)} to {place}"
+    owner = _owner(path)
+    if kind == "missing key":
+        return f"omits {field} of {owner} in {place}"
+    if kind == "unexpected key":
+        return f"adds a {field} field to {owner} in {place}"
+    if kind == "type changed":
+        return f"writes {field} of {owner} as another JSON type in {place}"
+    if kind == "changed":
+        return f"writes another {field} of {owner} in {place}"
+    return f"differs at {path} ({kind}) in {place}"
+
+
+def describe(cause: RootCause) -> str:
+    """The root cause in words, from its first stage's aligned differences."""
+    stage = cause.stage
+    signature = sorted(cause.signatures[stage])
+    path, kind = signature[0]
+    if kind.startswith("error: "):
+        return f"fails on {stage}: {kind[7:]}"
+    if kind.startswith(("Pi answers", "fail: ")):
+        return f"{stage}: {kind}"
+    found = [d for r in cause.failures if r.stage == stage for d in r.differences
+             if (generalize(d.path), d.kind) == (path, kind)]
+    words = phrase(stage, path, kind, found)
+    if len(signature) > 1:
+        words += f" (and {len(signature) - 1} other difference(s))"
+    return words

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from conformance import jsonio
 from conformance.corpus.jsonpath import generalize
 from conformance.corpus.normalization import input_strings
 from conformance.errors import ImplementationError
@@ -279,7 +280,7 @@ def _shrink_line(lines: list[str], index: int, test: Callable[[list[str]], bool]
             candidate = _without(value, where)
             if candidate is None:
                 continue
-            text = json.dumps(candidate, ensure_ascii=False, separators=(",", ":")) + "\n"
+            text = jsonio.dumps_text(candidate) + "\n"  # a lone surrogate stays escaped
             trial = [*lines[:index], text, *lines[index + 1:]]
             if test(trial):
                 value, lines[index] = candidate, text

@@ -1,0 +1,135 @@
+"""Generated values: only the paths a golden records are lenient, and structurally (one value
+per group, reused where Pi reuses it); without a recording, the guess names what it stands
+for and shows Pi's real value."""
+
+from __future__ import annotations
+
+import copy
+
+from conformance._paths import corpus_root
+from conformance.corpus import jsonpath
+from conformance.corpus.cases import Corpus
+from conformance.corpus.goldens import read_golden
+from conformance.corpus.normalization import input_strings
+from conformance.judging.comparison import differences, output_paths
+from conformance.judging.runner import judge
+
+ENTRIES = {"entries": [
+    {"type": "session", "id": "0199aaaa", "timestamp": "2026-12-02T11:00:00.000Z"},
+    {"type": "message", "id": "a1b2c3d4", "parentId": None},
+    {"type": "message", "id": "e5f6a7b8", "parentId": "a1b2c3d4"},
+]}
+VOLATILE = {"$.output.entries[0].id": "id-1", "$.output.entries[0].timestamp": "timestamp-2",
+            "$.output.entries[1].id": "id-3", "$.output.entries[2].parentId": "id-3",
+            "$.output.entries[2].id": "id-4"}
+
+
+def answer(ids: tuple[str, str, str], parent: str, stamp: str = "2027-01-01T00:00:00.000Z"):
+    return {"entries": [
+        {"type": "session", "id": ids[0], "timestamp": stamp},
+        {"type": "message", "id": ids[1], "parentId": None},
+        {"type": "message", "id": ids[2], "parentId": parent},
+    ]}
+
+
+def test_recorded_paths_accept_other_values_reused_the_same_way():
+    assert differences(ENTRIES, answer(("s", "x", "y"), "x"),
+                       volatile=output_paths(VOLATILE)) == []
+
+
+def test_a_group_must_hold_one_value():
+    found = differences(ENTRIES, answer(("s", "x", "y"), "z"), volatile=output_paths(VOLATILE))
+    assert len(found) == 1
+    assert found[0].expected in ("a1b2c3d4",)  # Pi's real value, not a placeholder
+    assert "generated value" in found[0].note
+
+
+def test_distinct_groups_need_distinct_values_but_clock_readings_may_coincide():
+    found = differences(ENTRIES, answer(("s", "x", "x"), "x"), volatile=output_paths(VOLATILE))
+    assert [d.path for d in found] == ["$.entries[2].id"]
+    assert "reuses the value" in found[0].note
+    same_clock = answer(("s", "x", "y"), "x", stamp="2027-01-01T00:00:00.000Z")
+    same_clock["entries"][1]["timestamp"] = same_clock["entries"][0]["timestamp"]
+    expected = {"entries": [dict(e) for e in ENTRIES["entries"]]}
+    expected["entries"][1]["timestamp"] = "2026-12-02T11:00:00.001Z"
+    volatile = {**VOLATILE, "$.output.entries[1].timestamp": "timestamp-5"}
+    assert differences(expected, same_clock, volatile=output_paths(volatile)) == []
+
+
+def test_paths_not_recorded_compare_exactly_ids_included():
+    found = differences(ENTRIES, answer(("s", "x", "y"), "x"), volatile={})
+    assert {d.path for d in found} == {"$.entries[0].id", "$.entries[0].timestamp",
+                                       "$.entries[1].id", "$.entries[2].id",
+                                       "$.entries[2].parentId"}
+
+
+def test_without_a_recording_ids_not_in_the_input_are_guessed_as_before():
+    known = input_strings(b'{"type":"session"}')
+    assert differences(ENTRIES, answer(("s", "x", "y"), "x"), known) == []
+    found = differences(ENTRIES, answer(("s", "x", "y"), "q"), known)
+    assert [(d.path, d.expected, d.actual) for d in found] == [
+        ("$.entries[2].parentId", "a1b2c3d4", "q")]
+    assert "generated id a1b2c3d4" in found[0].note  # named for what it stands for
+
+
+def test_one_inserted_item_is_one_difference_whatever_ids_follow():
+    known = input_strings(b'{"type":"session"}')
+    longer = answer(("s", "x", "y"), "x")
+    longer["entries"].insert(1, {"type": "label", "id": "extra", "parentId": None})
+    found = differences(ENTRIES, longer, known)
+    assert [(d.kind, d.actual_path) for d in found] == [("unexpected item", "$.entries[1]")]
+
+
+CORPUS = Corpus(corpus_root())
+
+
+def case(case_id: str):
+    return next(c for c in CORPUS.cases if c.id == case_id)
+
+
+def test_a_golden_sees_changed_deterministic_request_ids():
+    msg_pi = case("request.responses-msg-pi-ids")
+    golden = read_golden(msg_pi, "request.openai-responses")
+    assert not golden.volatile  # Pi derives these ids: nothing varied between runs
+    output = golden.result["output"]
+    spoiled = {**output, "input": [
+        {**item, "id": f"other_{n}"} if isinstance(item.get("id"), str) else item
+        for n, item in enumerate(output["input"])]}
+    known = input_strings(msg_pi.session_bytes())
+    verdict = judge(msg_pi, "request.openai-responses", {"output": spoiled}, known, golden)
+    assert verdict.status == "fail"
+    assert {d.path for d in verdict.differences} == {
+        f"$.input[{n}].id" for n, item in enumerate(output["input"]) if "id" in item}
+    assert {d.expected for d in verdict.differences} >= {"msg_pi_1", "msg_pi_1_1"}
+    # The old guess (no golden: the fuzzer, the shrinker) cannot see them.
+    assert differences(output, spoiled, known) == []
+
+
+def test_an_unchanged_answer_passes():
+    msg_pi = case("request.responses-msg-pi-ids")
+    golden = read_golden(msg_pi, "request.openai-responses")
+    known = input_strings(msg_pi.session_bytes())
+    assert judge(msg_pi, "request.openai-responses", golden.result, known,
+                 golden).status == "pass"
+
+
+def test_a_recorded_golden_accepts_the_references_own_variation():
+    entries = next(c for c in CORPUS.cases
+                   if "entries" in c.stages and read_golden(c, "entries").volatile)
+    golden = read_golden(entries, "entries")
+    assert golden.volatile
+    answer = copy.deepcopy(golden.result)
+    renamed = {}
+    for path, group in golden.volatile.items():
+        value = jsonpath.get(answer, path)
+        if isinstance(value, str):
+            renamed.setdefault(group, f"{group}-other")
+    for path, group in golden.volatile.items():
+        if group in renamed:
+            *parents, last = jsonpath.parse(path)
+            holder = answer
+            for step in parents:
+                holder = holder[step]
+            holder[last] = renamed[group]
+    known = input_strings(entries.session_bytes())
+    assert judge(entries, "entries", answer, known, golden).status == "pass"
