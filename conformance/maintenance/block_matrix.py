@@ -323,7 +323,8 @@ def case_toml(variant: str, api: str, reasoning: str) -> str:
             f"x provider matrix per turn (see pi-conformance corpus coverage)."),
         "features": list(dict.fromkeys(features)),
         "clauses": list(dict.fromkeys(clauses)),
-        "stages": ["context", "llm", f"request.{api}"],
+        # prompt with llm: what a port given its input needs for the request stages.
+        "stages": ["context", "llm", "prompt", f"request.{api}", f"wire.{api}"],
         "source": "generated (pi-conformance corpus block-matrix)",
     }
     if request:
