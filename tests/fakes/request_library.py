@@ -46,7 +46,8 @@ def chat_messages(messages, system):
             out.append({"role": "user", "content": text_of(message.get("content"))})
         elif role == "assistant":
             calls = [{"id": b["id"], "type": "function",
-                      "function": {"name": b["name"], "arguments": json.dumps(b["arguments"])}}
+                      "function": {"name": b["name"],
+                                   "arguments": json.dumps(b.get("arguments", {}))}}
                      for b in blocks(message) if b.get("type") == "toolCall"]
             entry = {"role": "assistant", "content": text_of(message.get("content"))}
             if calls:
