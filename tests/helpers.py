@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -63,3 +64,9 @@ def live_group_members(pgid: int) -> list[int]:
         if int(fields[2]) == pgid and fields[0] != "Z":
             alive.append(int(entry))
     return alive
+
+
+def sigint_as_default() -> None:
+    """For ``Popen(preexec_fn=...)``: a child started from a shell's background job inherits
+    SIGINT ignored, and a test that interrupts it would then see no interruption at all."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

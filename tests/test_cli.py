@@ -196,7 +196,7 @@ def test_an_interrupted_run_keeps_what_it_had_and_kills_the_implementation(corpu
     import sys
     import time
 
-    from helpers import live_group_members
+    from helpers import live_group_members, sigint_as_default
 
     from conformance.reporting.stream import read_report
 
@@ -206,7 +206,8 @@ def test_an_interrupted_run_keeps_what_it_had_and_kills_the_implementation(corpu
     command = [sys.executable, "-c", "from conformance.cli.main import main; main()", "run",
                "--impl", spec, "--corpus", str(corpus_dir), "-q", "--report", str(report)]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True, env={**os.environ, "FAKE_PID_FILE": str(pid_file)})
+                               text=True, env={**os.environ, "FAKE_PID_FILE": str(pid_file)},
+                               preexec_fn=sigint_as_default)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         if report.exists() and report.read_text().count('"case":"small.beta"') == 15:

@@ -13,6 +13,7 @@ from pathlib import Path
 import orjson
 import pytest
 from click.testing import CliRunner
+from helpers import sigint_as_default
 
 from conformance.cli.main import main
 from conformance.judging.comparison import Difference
@@ -143,7 +144,8 @@ def test_sigint_writes_an_interrupted_footer_and_the_renderings(corpus, fake, tm
                fake("hanging", "--on", "small.beta"), "--corpus", str(corpus.root),
                "--report", str(report), "--html", str(html), "--junit", str(junit), "-q"]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+                               env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+                               preexec_fn=sigint_as_default)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:  # small.alpha is answered, small.beta hangs
         if report.exists() and report.read_bytes().count(b'"type":"result"') >= 11:

@@ -10,6 +10,8 @@ import time
 import uuid
 from pathlib import Path
 
+from helpers import sigint_as_default
+
 from conformance.reporting.stream import read_report
 
 
@@ -36,7 +38,7 @@ def start_run(tmp_path: Path, *arguments: str, **env: str) -> tuple[subprocess.P
     command = [sys.executable, "-m", "conformance.cli.main", "run", *arguments, "-q"]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={
         **os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "RUN_TAG": tag,
-        "TMPDIR": str(tmp_path / "tmp"), **env})
+        "TMPDIR": str(tmp_path / "tmp"), **env}, preexec_fn=sigint_as_default)
     return process, tag
 
 
