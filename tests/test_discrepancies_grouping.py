@@ -177,3 +177,18 @@ def test_differences_inside_a_shifted_list_are_consequences():
         ("$.path[*].index", "changed"), ("$.leafId", "changed"), ("$.paths", "changed")])
     assert shifted == {("$.path[*]", "missing item"), ("$.leafId", "changed"),
                        ("$.paths", "changed")}
+
+
+def test_phrases_read_as_english_on_wire_stages_and_plural_keys():
+    # Seen in the regenerated drafts: "adds a arguments field", "functionDeclarationses" and
+    # "the wire.openai-responses stage".
+    added = Difference(path="$.output.messages[*].function.arguments", kind="unexpected key",
+                       expected=None, actual="{}")
+    assert grouping.phrase("request.openai-completions", added.path, added.kind, [added]) == (
+        "adds an arguments field to function in OpenAI Completions requests")
+    omitted = "$.output.body.tools[*].functionDeclarations[*].parametersJsonSchema"
+    assert grouping.phrase("wire.google-generative-ai", omitted, "missing key", []) == (
+        "omits parametersJsonSchema of functionDeclarations in Google Generative AI HTTP "
+        "requests")
+    listed = "$.output.messages[*].content"
+    assert "of messages in" in grouping.phrase("context", listed, "changed", [])

@@ -266,6 +266,10 @@ PLACES = {
     "request.openai-completions": "OpenAI Completions requests",
     "request.openai-responses": "OpenAI Responses requests",
     "request.google-generative-ai": "Google Generative AI requests",
+    "wire.anthropic-messages": "Anthropic HTTP requests",
+    "wire.openai-completions": "OpenAI Completions HTTP requests",
+    "wire.openai-responses": "OpenAI Responses HTTP requests",
+    "wire.google-generative-ai": "Google Generative AI HTTP requests",
 }
 _NOUNS = {"messages": "message", "input": "item", "contents": "content", "content": "block",
           "entries": "entry", "path": "path entry", "tools": "tool", "sections": "section"}
@@ -309,7 +313,9 @@ def _owner(path: str) -> str:
     while steps and steps[-1] == "*":
         steps.pop()
         if steps:
-            return _plural(_NOUNS.get(steps[-1], steps[-1]))
+            key = steps[-1]
+            # A list's key names its items already in the plural (functionDeclarations).
+            return _plural(_NOUNS[key]) if key in _NOUNS else key
     return steps[-1] if steps else "the output"
 
 
@@ -330,7 +336,8 @@ def phrase(stage: str, path: str, kind: str, found: list[Difference]) -> str:
     if kind == "missing key":
         return f"omits {field} of {owner} in {place}"
     if kind == "unexpected key":
-        return f"adds a {field} field to {owner} in {place}"
+        article = "an" if field[:1].lower() in "aeiou" else "a"
+        return f"adds {article} {field} field to {owner} in {place}"
     if kind == "type changed":
         return f"writes {field} of {owner} as another JSON type in {place}"
     if kind == "changed":
