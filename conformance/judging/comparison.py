@@ -17,13 +17,11 @@ nested deeper than ``MAX_DEPTH`` as a whole.
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from typing import Any
-
-from deepdiff import DeepDiff
-from deepdiff.operator import BaseOperator
 
 from conformance import jsonio
 from conformance.corpus.jsonpath import json_path
@@ -191,19 +189,28 @@ _KINDS = {
 }
 
 
-class _Numbers(BaseOperator):
-    """JSON numbers for DeepDiff: one type, equal by ``same_number``."""
+@functools.cache
+def _deepdiff() -> tuple[Any, Any]:
+    """DeepDiff and our number operator for it, imported on first use: importing deepdiff
+    takes about half a second, longer than judging a small run whose answers are equal."""
+    from deepdiff import DeepDiff
+    from deepdiff.operator import BaseOperator
 
-    def __init__(self) -> None:
-        super().__init__(types=[float, int])
+    class Numbers(BaseOperator):  # type: ignore[misc]
+        """JSON numbers for DeepDiff: one type, equal by ``same_number``."""
 
-    def give_up_diffing(self, level: Any, diff_instance: Any) -> bool:
-        a, b = level.t1, level.t2
-        if not (is_number(a) and is_number(b)):
-            return False
-        if not same_number(a, b):
-            diff_instance.custom_report_result("values_changed", level)
-        return True
+        def __init__(self) -> None:
+            super().__init__(types=[float, int])
+
+        def give_up_diffing(self, level: Any, diff_instance: Any) -> bool:
+            a, b = level.t1, level.t2
+            if not (is_number(a) and is_number(b)):
+                return False
+            if not same_number(a, b):
+                diff_instance.custom_report_result("values_changed", level)
+            return True
+
+    return DeepDiff, Numbers
 
 
 def _shown(value: Any) -> Any:
@@ -341,7 +348,8 @@ class _Walk:
                       as_: Steps) -> None:
         """A small unequal object with no list inside: DeepDiff's structured differences,
         with our number rule, generated values set aside for the group check."""
-        tree = DeepDiff(e, a, custom_operators=[_Numbers()], view="tree", cache_size=0)
+        deep_diff, numbers = _deepdiff()
+        tree = deep_diff(e, a, custom_operators=[numbers()], view="tree", cache_size=0)
         found = sorted(((tuple(item.path(output_format="list")), report, _shown(item.t1),
                          _shown(item.t2)) for report, items in tree.items() for item in items),
                        key=lambda found: found[0])
