@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import uuid
+from pathlib import Path
+
 import pytest
 from helpers import live_group_members
 
@@ -23,7 +26,7 @@ def test_a_run_writes_a_complete_report_stream(corpus, fake, tmp_path):
     assert outcome.failed and outcome.restarts == 1
 
 
-def test_a_missing_golden_stops_the_run_before_any_process_starts(corpus, corpus_dir):
+def test_a_missing_golden_stops_the_run_before_any_case_is_run(corpus, corpus_dir):
     golden = corpus_dir / "cases" / "small" / "beta" / "expected" / "context.json"
     golden.unlink()
     with pytest.raises(CorpusError) as caught:
@@ -49,6 +52,27 @@ def test_more_jobs_than_cases_start_only_the_processes_needed(corpus, fake):
 def test_an_empty_selection_is_an_input_error(corpus, fake):
     with pytest.raises(ConformanceError, match="no case matches the selection"):
         execute(RunRequest(corpus=corpus, impl_spec=fake("correct"), cases=("nothing.*",)))
+
+
+def test_an_input_error_stops_the_implementation_started_beside_it(corpus, fake):
+    # The implementation starts while the corpus is read; an input error found meanwhile
+    # must not leave it running.
+    marker = f"marker-{uuid.uuid4().hex}"
+    with pytest.raises(ConformanceError, match="no case matches the selection"):
+        execute(RunRequest(corpus=corpus, impl_spec=fake("correct", "--on", marker),
+                           cases=("nothing.*",)))
+    assert processes_naming(marker) == []
+
+
+def processes_naming(text: str) -> list[int]:
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and text.encode() in (proc / "cmdline").read_bytes():
+                found.append(int(proc.name))
+        except OSError:
+            continue
+    return found
 
 
 def test_a_baseline_keeps_known_failures_from_failing_the_run(corpus, fake, tmp_path):

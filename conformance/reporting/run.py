@@ -235,29 +235,33 @@ def execute(request: RunRequest) -> RunOutcome:
     corpus = request.corpus
     baseline = Baseline.load(request.baseline) if request.baseline else Baseline()
     selection = Selection(request.cases, request.features, request.stages, request.apis)
-    cases = corpus.select(request.cases, request.features)
-    if not cases:
-        raise ConformanceError("no case matches the selection")
-    if request.shard is not None:  # an empty shard is still a report: merge needs every one
-        cases = request.shard.select(cases, key=lambda case: case.id)
     settings = RunSettings(timeout=request.timeout, max_restarts=request.max_restarts,
                            jobs=request.jobs, validate_protocol=request.validate_protocol)
     planner = Runner(corpus, settings)
-    # Every golden the selection could need, read before any process starts: a missing or
-    # broken golden is an input problem (exit 2), not an error in the middle of a run.
-    planner.preflight([(case, [s for s in case.stages if selection.wants(s)], [])
-                       for case in cases])
     first = resolve(request.impl_spec)
-    # The corpus's identity (a stat of every case file) is worked out while the
-    # implementation starts, which for Node takes longer.
+    # The implementation starts (for Node, about a second) while the corpus is read, the
+    # selection checked and the corpus's identity worked out: a one-case run waits for the
+    # slower of the two, not for both.
     with ThreadPoolExecutor(1) as pool:
-        identity = pool.submit(reports.corpus_identity, corpus)
+        starting = pool.submit(first.start)
         try:
-            hello = first.start()
+            cases = corpus.select(request.cases, request.features)
+            if not cases:
+                raise ConformanceError("no case matches the selection")
+            if request.shard is not None:  # an empty shard is still a report: merge needs all
+                cases = request.shard.select(cases, key=lambda case: case.id)
+            # Every golden the selection could need, read before the run begins: a missing
+            # or broken golden is an input problem (exit 2), not an error in the middle.
+            planner.preflight([(case, [s for s in case.stages if selection.wants(s)], [])
+                               for case in cases])
+            corpus_id = reports.corpus_identity(corpus)
+            hello = starting.result()
         except BaseException:
+            first.abort()  # a start still under way stops now
+            with contextlib.suppress(BaseException):
+                starting.result()
             first.close()
             raise
-        corpus_id = identity.result()
     planned = planner.plan(hello, cases, selection)
     workers = max(1, min(request.jobs, sum(1 for _, ask, _ in planned if ask)))
     restarts = 0
