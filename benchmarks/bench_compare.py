@@ -3,7 +3,8 @@
 Builds a session-shaped answer (the ``entries`` stage: a header and N message entries with
 content blocks, usage and costs) and times ``judging.comparison.differences`` on it: answers
 equal, and answers that differ in 1 % of the entries (one text each), with the current code
-and with the code on ``main`` (loaded from ``git show main:...`` into a temporary module, so
+and with the code before issue 12 (``--before``, a commit, loaded with ``git show`` into a
+temporary module, so
 both run in the same process, on the same machine load). The old code takes about 0.8 ms per
 entry once anything differs, so it is timed on ``--old-entries`` entries for that case, and
 the figure for N is that time scaled linearly (said so in the output). With the reference
@@ -11,6 +12,7 @@ installed, Pi's own time to answer the same session (``entries``, ``branch``, ``
 ``stats``) is printed too: the judge should not be slower than what it judges.
 
     python benchmarks/bench_compare.py [--entries 100000] [--old-entries 10000] [--no-pi]
+                                       [--before 83d06e75]
 """
 
 from __future__ import annotations
@@ -77,13 +79,16 @@ def differing(answer: dict[str, Any]) -> dict[str, Any]:
     return changed
 
 
-def old_comparison() -> types.ModuleType:
-    """``main``'s comparison and normalization, as they were, in a temporary package."""
+BEFORE = "83d06e75"  # the last commit before exact, aligned comparison (issue 12)
+
+
+def old_comparison(before: str = BEFORE) -> types.ModuleType:
+    """The comparison and normalization of commit ``before``, in a temporary package."""
     root = Path(tempfile.mkdtemp(prefix="bench-compare-"))
     for name in ("comparison", "normalization"):
         source = subprocess.run(
             ["git", "-C", str(REPO), "show",
-             f"main:conformance/{'judging' if name == 'comparison' else 'corpus'}/{name}.py"],
+             f"{before}:conformance/{'judging' if name == 'comparison' else 'corpus'}/{name}.py"],
             capture_output=True, text=True, check=True).stdout
         source = source.replace("from conformance.corpus.normalization import",
                                 "from old_normalization import")
@@ -146,6 +151,8 @@ def main() -> None:
     parser.add_argument("--old-entries", type=int, default=10_000,
                         help="entries for the old code on differing answers (then scaled)")
     parser.add_argument("--no-pi", action="store_true")
+    parser.add_argument("--before", default=BEFORE,
+                        help="the commit whose comparison is 'before' (default: %(default)s)")
     args = parser.parse_args()
     one, five, _ = os.getloadavg()
     print(f"  load average {one:.2f} {five:.2f} on {os.cpu_count()} cores; "
@@ -154,7 +161,7 @@ def main() -> None:
     known = input_strings(session_bytes(expected))
     equal = copy.deepcopy(expected)
     changed = differing(expected)
-    old = old_comparison()
+    old = old_comparison(args.before)
 
     new_equal, n = timed(comparison.differences, expected, equal, known, volatile={})
     row("after: equal answers (recorded volatile)", new_equal, f"{n} differences")
