@@ -1,6 +1,9 @@
 """The differential fuzzer finds a planted bug, shrinks it, and writes a loadable candidate."""
 
 import json
+import subprocess
+import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -150,3 +153,20 @@ def test_two_pairs_explore_together_and_still_shrink_the_planted_bug(shared_refe
     assert outcome.examples == 40 and outcome.findings
     # Exploring finds sessions of any size; only the replayed, shrinking phase makes them small.
     assert _entries(outcome.findings[0].session) <= 3, outcome.findings[0].session.decode()
+
+
+def test_what_comparison_imports_is_imported_before_the_generator_thread_draws():
+    # deepdiff (imported by comparison on first use) imports numpy; half imported in a judging
+    # thread, it broke Hypothesis's sampled_from in the generating thread (AttributeError:
+    # partially initialized module 'numpy'), which ended a fuzz run of the reference.
+    code = textwrap.dedent("""
+        import sys, types
+        import conformance.maintenance.fuzz as fuzz
+        seen = []
+        fuzz._draw = lambda strategy, examples, seed, put: seen.append("deepdiff" in sys.modules)
+        fuzz.fuzz([types.SimpleNamespace(stages=("entries",))], max_examples=1, seed=1)
+        print(seen)
+    """)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    assert done.stdout.strip() == "[True]"

@@ -38,7 +38,7 @@ from conformance.judging.generated import (
 )
 
 __all__ = ["MAX_DEPTH", "MAX_DIFFERENCES", "MAX_STEPS", "REL_TOLERANCE", "Difference",
-           "differences", "json_path", "output_paths"]
+           "differences", "json_path", "output_paths", "preload"]
 
 MAX_DIFFERENCES = 1000  # differences listed per comparison; the rest is one "not compared"
 MAX_STEPS = 2_000_000  # nodes visited per comparison
@@ -211,6 +211,13 @@ def _deepdiff() -> tuple[Any, Any]:
             return True
 
     return DeepDiff, Numbers
+
+
+def preload() -> None:
+    """Import what comparison imports on first use, now. For code that compares in one
+    thread while another generates with Hypothesis: deepdiff imports numpy, and Hypothesis's
+    ``sampled_from`` reads ``sys.modules["numpy"]`` and fails on a module half imported."""
+    _deepdiff()
 
 
 def _shown(value: Any) -> Any:

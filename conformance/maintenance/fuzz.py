@@ -49,7 +49,7 @@ from conformance.corpus.stages import SESSION_STAGES, api_of
 from conformance.errors import ConformanceError, ImplementationError
 from conformance.implementations import protocol
 from conformance.implementations.transports import Implementation
-from conformance.judging.comparison import differences
+from conformance.judging.comparison import differences, preload
 
 # Seconds each side may take for one session: the same default as every --timeout
 # (cli/options.py DEFAULT_TIMEOUT), which the fuzz command passes explicitly.
@@ -324,6 +324,7 @@ def fuzz(differentials: Differential | Sequence[Differential], *, max_examples: 
                 if finding is not None:
                     found.setdefault(finding.key, finding)
 
+    preload()  # nothing is imported half-way in one thread while another draws
     started = time.perf_counter()
     threads = [threading.Thread(target=produce, daemon=True)]
     threads += [threading.Thread(target=work, args=(pair,), daemon=True) for pair in pairs]
