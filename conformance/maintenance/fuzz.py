@@ -50,11 +50,11 @@ from conformance.errors import ConformanceError, ImplementationError
 from conformance.implementations import protocol
 from conformance.implementations.transports import Implementation
 from conformance.judging.comparison import differences, preload
+from conformance.maintenance.oracle import request_options
 
 # Seconds each side may take for one session: the same default as every --timeout
 # (cli/options.py DEFAULT_TIMEOUT), which the fuzz command passes explicitly.
 TIMEOUT = 30.0
-CWD = "/pi-conformance/cwd"
 FEATURE = "generated"
 SHOWN_DIFFERENCES = 5
 
@@ -219,18 +219,6 @@ def judge(session: bytes, stages: list[str], expected: dict[str, Any],
         found[stage] = what
         key = key or f"{stage} {kind}"
     return Finding(session, key, found, details) if found else None
-
-
-def request_options(stages: list[str]) -> dict[str, Any]:
-    """Run options for generated sessions: the corpus's model objects for request stages."""
-    options: dict[str, Any] = {"cwd": CWD}
-    apis = [api for api in map(api_of, stages) if api is not None]
-    if apis:
-        from conformance.corpus.cases import Corpus
-
-        models = Corpus().models
-        options["request"] = {"models": {api: models[api] for api in apis}}
-    return options
 
 
 @dataclass
