@@ -11,7 +11,6 @@ import click
 from conformance.cli import options
 from conformance.cli.reports import output_options, render_stdout, write_outputs
 from conformance.cli.support import EXIT_FAILED, EXIT_INTERRUPTED, friendly_errors, stderr
-from conformance.reporting.formats import RUN_STDOUT_FORMATS
 
 if TYPE_CHECKING:
     from conformance.corpus.shards import Shard
@@ -25,17 +24,14 @@ if TYPE_CHECKING:
 @options.TIMEOUT
 @click.option("--max-restarts", default=10, show_default=True, type=click.IntRange(0),
               help="Restarts after crashes or hangs, per file, before its stages are abandoned.")
-@click.option("--baseline", metavar="FILE", type=click.Path(path_type=Path, dir_okay=False),
-              help="Known failures: listed failures do not fail the run, stale entries do.")
-@click.option("--report", "report_path", metavar="FILE", type=options.REPORT_FILE,
-              help="Write the canonical JSON-lines report here.")
+@options.BASELINE
+@options.REPORT
 @click.option("--candidates", type=click.Path(path_type=Path, file_okay=False),
               help="Shrink every new disagreement and write it here as a candidate case "
                    "(corpus promote --anonymize turns one into a public case).")
 @click.option("--max-tests", default=400, show_default=True, type=click.IntRange(1),
               help="Runs of both sides a shrink may take.")
-@click.option("--format", "output_format", default="terminal", show_default=True,
-              type=click.Choice(RUN_STDOUT_FORMATS), help="What to print on stdout at the end.")
+@options.RUN_FORMAT
 @options.shard_option("a stable partition of the files by path")
 @output_options
 def compare(impl_spec: str, paths: tuple[Path, ...], stages: tuple[str, ...], timeout: float,

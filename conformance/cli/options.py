@@ -15,6 +15,7 @@ from typing import Any
 import click
 
 from conformance.corpus.stages import ALL_STAGES, APIS
+from conformance.reporting.formats import RUN_STDOUT_FORMATS
 
 IMPL_SPECS = ("reference, a known NAME@VERSION (pi-conformance adapters list), process:CMD, "
               "oneshot:CMD, python:MODULE:ATTR or a .toml file")
@@ -79,6 +80,15 @@ OUTPUT = click.option("-o", "--output", metavar="FILE",
                       type=click.Path(path_type=Path, dir_okay=False),
                       help="Write here instead of stdout.")
 REPORT_FILE = click.Path(path_type=Path, dir_okay=False)
+# What run and compare share: the same report, baseline and stdout rendering.
+BASELINE = click.option(
+    "--baseline", metavar="FILE", type=click.Path(path_type=Path, dir_okay=False),
+    help="Known failures: listed failures do not fail the run, stale entries do.")
+REPORT = click.option("--report", "report_path", metavar="FILE", type=REPORT_FILE,
+                      help="Write the canonical JSON-lines report here.")
+RUN_FORMAT = click.option("--format", "output_format", default="terminal", show_default=True,
+                          type=click.Choice(RUN_STDOUT_FORMATS),
+                          help="What to print on stdout at the end.")
 
 
 class ShardType(click.ParamType):

@@ -17,7 +17,6 @@ from conformance.cli.support import (
     load_corpus,
     stderr,
 )
-from conformance.reporting.formats import RUN_STDOUT_FORMATS
 
 if TYPE_CHECKING:
     from conformance.corpus.shards import Shard
@@ -34,12 +33,9 @@ if TYPE_CHECKING:
 @options.TIMEOUT
 @click.option("--max-restarts", default=10, show_default=True, type=click.IntRange(0),
               help="Restarts after crashes or hangs before the rest of the run is abandoned.")
-@click.option("--baseline", metavar="FILE", type=click.Path(path_type=Path, dir_okay=False),
-              help="Known failures: listed failures do not fail the run, stale entries do.")
-@click.option("--report", "report_path", metavar="FILE", type=options.REPORT_FILE,
-              help="Write the canonical JSON-lines report here.")
-@click.option("--format", "output_format", default="terminal", show_default=True,
-              type=click.Choice(RUN_STDOUT_FORMATS), help="What to print on stdout at the end.")
+@options.BASELINE
+@options.REPORT
+@options.RUN_FORMAT
 @click.option("--validate-protocol", is_flag=True,
               help="Check every answer against the protocol's JSON Schemas.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
