@@ -94,14 +94,7 @@ class _Aligner:
         if (ehi - elo) * (ahi - alo) > MAX_GAP_PRODUCT:
             self.by_kind(elo, ehi, alo, ahi)
             return
-        matcher = difflib.SequenceMatcher(None, self.e[elo:ehi], self.a[alo:ahi],
-                                          autojunk=False)
-        i0, j0 = elo, alo
-        for block in matcher.get_matching_blocks():
-            i, j = elo + block.a, alo + block.b
-            self.by_kind(i0, i, j0, j)
-            self.out.extend((i + k, j + k) for k in range(block.size))
-            i0, j0 = i + block.size, j + block.size
+        self.matched(self.e[elo:ehi], self.a[alo:ahi], elo, alo, self.by_kind)
 
     def by_kind(self, elo: int, ehi: int, alo: int, ahi: int) -> None:
         """Unequal items: pair those of one kind in order, the rest by position."""
@@ -111,11 +104,17 @@ class _Aligner:
             return
         e_kinds = [self.e_kind(i) for i in range(elo, ehi)]
         a_kinds = [self.a_kind(j) for j in range(alo, ahi)]
-        matcher = difflib.SequenceMatcher(None, e_kinds, a_kinds, autojunk=False)
+        self.matched(e_kinds, a_kinds, elo, alo, self.fill)
+
+    def matched(self, e: Sequence[Hashable], a: Sequence[Hashable], elo: int, alo: int,
+                gap: Callable[[int, int, int, int], None]) -> None:
+        """Pair difflib's matching blocks of ``e`` and ``a`` (offset by ``elo``, ``alo``) and
+        hand every gap between them to ``gap``."""
+        matcher = difflib.SequenceMatcher(None, e, a, autojunk=False)
         i0, j0 = elo, alo
         for block in matcher.get_matching_blocks():
             i, j = elo + block.a, alo + block.b
-            self.fill(i0, i, j0, j)
+            gap(i0, i, j0, j)
             self.out.extend((i + k, j + k) for k in range(block.size))
             i0, j0 = i + block.size, j + block.size
 
