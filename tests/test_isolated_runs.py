@@ -58,3 +58,43 @@ def test_without_an_isolated_env_isolated_requests_run_as_any_other(corpus_dir: 
         main = impl.connection.pid
         assert "results" in impl.run_isolated(request(corpus_dir, 1), 10)
         assert impl.connection.pid == main and impl._spare is None
+
+
+def test_after_the_last_isolated_request_no_process_is_readied(corpus_dir: Path):
+    impl = PersistentImplementation(
+        "fake", [sys.executable, str(FAKES / "correct.py"), str(corpus_dir)],
+        isolated_env={"PI_CONFORMANCE_TEST_ISOLATED": "1"})
+    with impl:
+        assert "results" in impl.run_isolated(request(corpus_dir, 1), 10, another_follows=False)
+        assert impl._spare is None
+
+
+def test_cases_where_pi_misbehaves_run_beside_the_others_never_holding_a_worker_up(
+        corpus_dir: Path):
+    """Two hanging misbehaving cases cost two caps, but in a lane of their own: the single
+    worker answers every other case first, and nothing is restarted."""
+    from conformance.corpus.cases import Corpus
+    from conformance.judging.runner import MISBEHAVING_TIMEOUT, Runner, RunSettings, Selection
+
+    for name in ("alpha", "beta"):
+        meta = corpus_dir / "cases" / "small" / name / "case.toml"
+        meta.write_text(meta.read_text() + 'outcome = "reference-misbehaves"\n')
+    corpus = Corpus(corpus_dir)
+    impl = PersistentImplementation(
+        "fake", [sys.executable, str(FAKES / "hanging.py"), str(corpus_dir),
+                 "--on", "small.alpha", "--on", "small.beta"],
+        isolated_env={"PI_CONFORMANCE_TEST_ISOLATED": "1"})
+    results = []
+    runner = Runner(corpus, RunSettings(timeout=10, max_restarts=0))
+    with impl:
+        main = impl.connection.pid
+        runner.run([impl], corpus.cases, Selection(), results.append)
+        assert impl.connection.pid == main and impl._spare is None
+    misbehaving = [i for i, r in enumerate(results) if r.case in ("small.alpha", "small.beta")]
+    others = [i for i, r in enumerate(results) if i not in misbehaving]
+    assert others and max(others) < min(misbehaving)  # alpha comes first by id
+    assert {(r.status, r.error_kind) for r in results if r.case == "small.alpha"} == {
+        ("info", "timeout")}
+    assert {r.status for i, r in enumerate(results) if i in others} == {"pass"}
+    assert f"no answer within {MISBEHAVING_TIMEOUT:g}s" in results[misbehaving[0]].message
+    assert runner.restarts == 0

@@ -56,8 +56,10 @@ class Implementation(ABC):
     #: implementation running (nothing to restart).
     isolates_misbehaving = False
 
-    def run_isolated(self, request: dict[str, Any], timeout: float) -> Any:
-        """Run a case on which Pi itself misbehaves; by default like any other."""
+    def run_isolated(self, request: dict[str, Any], timeout: float, *,
+                     another_follows: bool = True) -> Any:
+        """Run a case on which Pi itself misbehaves; by default like any other.
+        ``another_follows`` is False for the last such case: nothing need be readied."""
         return self.run(request, timeout)
 
     def close(self) -> None:  # noqa: B027 (an optional hook)
@@ -93,6 +95,7 @@ class PersistentImplementation(Implementation):
         self.isolated_env = dict(isolated_env) if isolated_env is not None else None
         self.connection: ProcessConnection | None = None
         self._spare: _Spare | None = None
+        self._isolated: ProcessConnection | None = None  # answering in run_isolated
         self.restarts = 0
         self.aborted = False
 
@@ -133,12 +136,14 @@ class PersistentImplementation(Implementation):
         self.connection, hello = self._open(main=True)
         return hello
 
-    def run_isolated(self, request: dict[str, Any], timeout: float) -> Any:
+    def run_isolated(self, request: dict[str, Any], timeout: float, *,
+                     another_follows: bool = True) -> Any:
         """With ``isolated_env``: a process of its own for this one request (its heap capped,
         say), killed afterwards whatever happened; the main process is never disturbed.
 
-        Starting one costs as much as the request: the next is started in the background
-        as soon as this one is done, while the main process answers other cases.
+        Starting one costs as much as the request: when ``another_follows``, the next is
+        started in the background as soon as this one is done, while the main process
+        answers other cases; after the last, none is.
         """
         if self.isolated_env is None:
             return self.run(request, timeout)
@@ -146,11 +151,16 @@ class PersistentImplementation(Implementation):
         connection = spare.take() if spare is not None else None
         if connection is None:
             connection = self._open(self.isolated_env)[0]
+        self._isolated = connection
+        if self.aborted:  # aborted while it was taken: abort() may not have seen it
+            connection.abort()
         try:
             return connection.ask(request, timeout)
         finally:
+            self._isolated = None
             connection.kill()
-            self._spare = _Spare(lambda: self._open(self.isolated_env)[0])
+            if another_follows and not self.aborted:
+                self._spare = _Spare(lambda: self._open(self.isolated_env)[0])
 
     def start(self) -> protocol.Hello:
         self.hello = self._connect()
@@ -186,9 +196,9 @@ class PersistentImplementation(Implementation):
 
     def abort(self) -> None:
         self.aborted = True
-        connection = self.connection
-        if connection is not None:
-            connection.abort()
+        for connection in (self.connection, self._isolated):
+            if connection is not None:
+                connection.abort()
 
     def close(self) -> None:
         if self._spare is not None:

@@ -58,8 +58,10 @@ class Recording(Implementation):
     def isolates_misbehaving(self) -> bool:  # type: ignore[override]
         return self.inner.isolates_misbehaving
 
-    def run_isolated(self, request: dict[str, Any], timeout: float) -> Any:
-        return self._record(request, self.inner.run_isolated(request, timeout))
+    def run_isolated(self, request: dict[str, Any], timeout: float, *,
+                     another_follows: bool = True) -> Any:
+        return self._record(request, self.inner.run_isolated(
+            request, timeout, another_follows=another_follows))
 
     def _record(self, request: dict[str, Any], answer: Any) -> Any:
         if isinstance(answer, dict) and isinstance(answer.get("results"), dict):

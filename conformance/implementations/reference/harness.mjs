@@ -22,7 +22,7 @@
 
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import nodeCrypto from "node:crypto";
-import { syncBuiltinESMExports } from "node:module";
+import { enableCompileCache, flushCompileCache, syncBuiltinESMExports } from "node:module";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -133,6 +133,10 @@ globalThis.fetch = (input, init) => {
 	return realFetch(input, init);
 };
 
+// Loading Pi's module graph is most of a start (about a second, agent-session.js alone over
+// half): V8's code cache, kept beside the installation, saves compiling it again. It changes
+// no behaviour, and it is written out at once because these processes are killed, not ended.
+enableCompileCache(join(prefix, ".compile-cache"));
 const sessionManager = await load("pi-coding-agent", "dist/core/session-manager.js");
 const messages = await load("pi-coding-agent", "dist/core/messages.js");
 const agentSession = await load("pi-coding-agent", "dist/core/agent-session.js");
@@ -157,6 +161,8 @@ for (const [api, candidates] of Object.entries(API_LOCATIONS)) {
 		}
 	}
 }
+
+flushCompileCache();
 
 const proto = sessionManager.SessionManager.prototype;
 const STAGES = ["entries", "branch", "context"];
