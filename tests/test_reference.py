@@ -131,3 +131,39 @@ def test_a_rejected_session_leaves_nothing_behind_for_the_next_request(harness, 
     rejected = ask(harness, bad, ["entries"], seq=40)["entries"]["rejected"]["message"]
     assert rejected.endswith("<scratch>/run/session.jsonl")  # no random path in goldens
     assert "output" in ask(harness, good, ["entries"], seq=40)["entries"]
+
+
+def test_every_sandbox_holds_its_own_temporary_directory_and_is_removed_whole():
+    """The harness's private copies live in the process's own sandbox (TMPDIR), on a RAM file
+    system where there is one, so a process killed on a hang leaves nothing behind."""
+    setup, teardown = ref.sandbox_homes()
+    env = setup()
+    home = Path(env["HOME"])
+    assert Path(env["TMPDIR"]) == home / "tmp" and (home / "tmp").is_dir()
+    if ref.ram_directory() is not None:
+        assert home.parent == Path(ref.ram_directory())
+    (home / "tmp" / "pi-conformance-ref-x").mkdir()  # what a killed harness would leave
+    teardown()
+    assert not home.exists()
+
+
+def test_a_reference_process_killed_on_a_hang_leaves_no_scratch_behind(tmp_path):
+    from conformance.implementations.specs import resolve
+
+    session = tmp_path / "cycle.jsonl"
+    session.write_text(
+        '{"type":"session","version":3,"id":"s1","timestamp":"2024-12-03T14:00:00.000Z",'
+        '"cwd":"/p"}\n{"type":"message","id":"a","parentId":"a",'
+        '"timestamp":"2024-12-03T14:00:01.000Z",'
+        '"message":{"role":"user","content":"hi","timestamp":1733234401000}}\n')
+    impl = resolve("reference")
+    with impl:
+        request = protocol.run_request(1, "cycle", (), str(session), session.read_text(),
+                                       ["branch"], {"cwd": "/p"})
+        homes = []
+        real_setup = impl.setup
+        impl.setup = lambda: (env := real_setup(), homes.append(Path(env["HOME"])))[0]
+        with pytest.raises(Exception, match="no answer within"):
+            impl.run_isolated(request, 0.5, another_follows=False)
+        assert homes and list((homes[0] / "tmp").glob("pi-conformance-ref-*"))  # killed
+    assert not any(home.exists() for home in homes)

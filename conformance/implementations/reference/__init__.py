@@ -103,6 +103,16 @@ def sandbox_env(home: Path) -> dict[str, str]:
     return env
 
 
+def ram_directory() -> str | None:
+    """A RAM file system for the sandboxes when the machine has one (None: the default).
+
+    Every stage Pi answers opens a copy of its session in a directory of its own, removed
+    after: on a disk mounted with ``discard`` that removal alone was an eighth of a full
+    reference run. A sandbox holds one session copy at a time, so it stays small."""
+    shm = Path("/dev/shm")
+    return str(shm) if shm.is_dir() and os.access(shm, os.W_OK | os.X_OK) else None
+
+
 def sandbox_homes(variation: Mapping[str, str] | None = None
                   ) -> tuple[Callable[[], dict[str, str]], Callable[[], None]]:
     """``(setup, teardown)``: a fresh private HOME per process started, all removed at the end.
@@ -113,10 +123,14 @@ def sandbox_homes(variation: Mapping[str, str] | None = None
     homes: list[str] = []
 
     def setup() -> dict[str, str]:
-        home = tempfile.mkdtemp(prefix="pi-conformance-home-")
+        home = tempfile.mkdtemp(prefix="pi-conformance-home-", dir=ram_directory())
         homes.append(home)
         (Path(home) / "agent").mkdir()
-        return {**sandbox_env(Path(home)), **(variation or {})}
+        (Path(home) / "tmp").mkdir()
+        # The harness's private copies (one per stage, each removed after) go in here too:
+        # gone with the home even when the process was killed, as a hang or a cap kills it.
+        return {**sandbox_env(Path(home)), "TMPDIR": str(Path(home) / "tmp"),
+                **(variation or {})}
 
     def teardown() -> None:
         for home in homes:

@@ -36,6 +36,11 @@ if (!prefix || !scope) {
 	process.exit(2);
 }
 
+// Loading Pi's module graph is most of a start (about a second, agent-session.js alone over
+// half): V8's code cache, kept beside the installation, saves compiling it again. It changes
+// no behaviour, and it is written out at once because these processes are killed, not ended.
+enableCompileCache(join(prefix, ".compile-cache"));
+
 const pkgDir = (name) => join(prefix, "node_modules", scope, name);
 const has = (name, file) => existsSync(join(pkgDir(name), file));
 const load = (name, file) => import(pathToFileURL(join(pkgDir(name), file)).href);
@@ -133,10 +138,6 @@ globalThis.fetch = (input, init) => {
 	return realFetch(input, init);
 };
 
-// Loading Pi's module graph is most of a start (about a second, agent-session.js alone over
-// half): V8's code cache, kept beside the installation, saves compiling it again. It changes
-// no behaviour, and it is written out at once because these processes are killed, not ended.
-enableCompileCache(join(prefix, ".compile-cache"));
 const sessionManager = await load("pi-coding-agent", "dist/core/session-manager.js");
 const messages = await load("pi-coding-agent", "dist/core/messages.js");
 const agentSession = await load("pi-coding-agent", "dist/core/agent-session.js");
