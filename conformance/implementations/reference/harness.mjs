@@ -181,13 +181,14 @@ process.on("exit", () => rmSync(scratch, { recursive: true, force: true }));
 
 const plain = (value) => (value === undefined ? null : JSON.parse(JSON.stringify(value)));
 
+/** Every string value equal to the harness's own cwd becomes the case's `cwd`. Outputs are
+ * plain JSON: one native serialisation finds whether there is any such string at all, which
+ * is rare, instead of a walk allocating a copy of every object of every answer. */
 function replaceCwd(value, cwd) {
-	if (typeof value === "string") return value === cwdDir ? cwd : value;
-	if (Array.isArray(value)) return value.map((v) => replaceCwd(v, cwd));
-	if (value && typeof value === "object") {
-		return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, replaceCwd(v, cwd)]));
-	}
-	return value;
+	if (cwd === cwdDir) return value;
+	const text = JSON.stringify(value);
+	if (text === undefined || !text.includes(JSON.stringify(cwdDir))) return value;
+	return JSON.parse(text, (key, v) => (v === cwdDir ? cwd : v));
 }
 
 /** A rejection; the private scratch path Pi names in some messages is not part of the answer. */
