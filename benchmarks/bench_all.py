@@ -6,7 +6,8 @@ measurement runs the real command in a child process (the way a user runs it):
 
 * ``--help``: median wall time of ``pi-conformance --help`` against ``python -c pass``;
 * a one-case run: wall time from start to the end of a run of one case (an upper bound on the
-  time to the first result);
+  time to the first result), against the reference and against benchmarks/null_impl.py (an
+  implementation that answers at once: the runner's own share);
 * a full reference run with ``-j 1`` and ``-j 2``: wall time, peak RSS of the largest process
   (Node included), and the reference's own answering time (the sum of the report's per-result
   durations), so ``wall / answering`` is the judge's cost and ``-j 2 / -j 1`` the scaling;
@@ -32,6 +33,7 @@ from pathlib import Path
 import orjson
 
 HERE = Path(__file__).resolve().parent
+NULL_IMPL = f"process:{sys.executable} {HERE / 'null_impl.py'}"
 CLI = [sys.executable, "-m", "conformance.cli.main"]
 _WRAPPER = ("import resource, subprocess, sys, time\n"
             "t = time.perf_counter()\n"
@@ -91,6 +93,10 @@ def bench_runs(scratch: Path) -> None:
     code, wall, _ = measured([*CLI, "run", "--impl", "reference", "-k",
                               "branch.assistant-sets-model", "--report", str(one)])
     row("one-case run, start to end", f"{wall:.2f} s", f"exit {code} (target: under 1 s)")
+    code, wall, _ = measured([*CLI, "run", "--impl", NULL_IMPL, "-k",
+                              "branch.assistant-sets-model", "--report", str(one)])
+    row("one-case run, no-work implementation", f"{wall:.2f} s",
+        f"exit {code} (the runner's own time to the first result)")
     walls = {}
     for jobs in (1, 2):
         report = scratch / f"full-{jobs}.jsonl"
