@@ -12,6 +12,7 @@ from click.testing import CliRunner
 
 from conformance.cli import options
 from conformance.cli.corpus import corpus
+from conformance.cli.lazy import LazyCommands
 from conformance.cli.main import main
 from conformance.reporting.formats import FORMATS, RUN_STDOUT_FORMATS
 
@@ -121,3 +122,57 @@ def test_help_works_without_importing_them_either():
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                          check=True).stdout
     assert out.strip().splitlines()[-1] == "False False"
+
+
+def test_help_imports_no_command_module():
+    """The listing comes from main.SECTIONS: --help imports click and the group, nothing else
+    of ours (a command's module is imported when that command is looked up)."""
+    probe = ("import sys; from conformance.cli.main import main\n"
+             "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+             "print(' '.join(sorted(m for m in sys.modules if m.startswith('conformance'))))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.splitlines()[-1].split() == ["conformance", "conformance.cli",
+                                            "conformance.cli.lazy", "conformance.cli.main"]
+
+
+def test_looking_a_command_up_imports_its_module_only():
+    probe = ("import sys; from conformance.cli.main import main\n"
+             "try:\n    main(['render', '--help'])\nexcept SystemExit:\n    pass\n"
+             "print(' '.join(m for m in sys.modules if m.startswith('conformance.cli.')))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         check=True).stdout
+    loaded = out.splitlines()[-1].split()
+    assert "conformance.cli.reports" in loaded
+    assert not {"conformance.cli.run", "conformance.cli.fuzz", "conformance.cli.corpus",
+                "conformance.cli.compare"} & set(loaded)
+
+
+@pytest.mark.parametrize("limit", [12, 30, 45, 74, 200])
+def test_the_listed_short_help_is_each_commands_own(limit):
+    from conformance.cli.main import SECTIONS
+
+    assert isinstance(main.commands, LazyCommands)
+    for rows in SECTIONS.values():
+        for name, _, _ in rows:
+            command = main.commands[name]
+            assert command.name == name and not command.hidden
+            assert main.commands.table[name].short_help(limit) == \
+                command.get_short_help_str(limit), name
+
+
+def test_the_listing_names_every_visible_command_and_the_aliases_every_hidden_one():
+    from conformance.cli.corpus import COMMANDS
+    from conformance.cli.main import DEPRECATED_ALIASES, SECTIONS
+
+    listed = [name for rows in SECTIONS.values() for name, _, _ in rows]
+    visible = [name for name, command in main.commands.items() if not command.hidden]
+    assert sorted(listed) == sorted(visible) == sorted([*USERS, "corpus"])
+    hidden = [name for name, command in main.commands.items() if command.hidden]
+    assert sorted(hidden) == sorted(DEPRECATED_ALIASES) == sorted(c.name for c in COMMANDS)
+
+
+def test_an_unknown_command_is_still_refused_with_suggestions():
+    result = CliRunner().invoke(main, ["rnu"])
+    assert result.exit_code == 2
+    assert "No such command 'rnu'" in result.output and "run" in result.output

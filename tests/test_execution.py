@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import uuid
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from helpers import live_group_members
 
+from conformance.cli.main import main
 from conformance.errors import ConformanceError, CorpusError
 from conformance.reporting.run import RunRequest, execute
 from conformance.reporting.stream import read_report
@@ -109,3 +113,40 @@ def test_a_failing_start_of_one_worker_closes_the_others(corpus, fake, tmp_path)
     with pytest.raises(ConformanceError, match="handshake failed"):
         execute(RunRequest(corpus=corpus, impl_spec=spec, jobs=2))
     assert live_group_members(int(flag.read_text())) == []  # the first worker was closed
+
+
+def test_the_run_command_starts_the_implementation_before_importing_the_runner(corpus_dir,
+                                                                                fake):
+    """Its handshake (a second for Node) overlaps loading the runner and the corpus."""
+    probe = (
+        "import sys\n"
+        "from conformance.implementations import early\n"
+        "begin = early.EarlyStart.begin.__func__\n"
+        "def spy(cls, spec):\n"
+        "    print('runner imported at the start:', 'conformance.reporting.run' in sys.modules)\n"
+        "    return begin(cls, spec)\n"
+        "early.EarlyStart.begin = classmethod(spy)\n"
+        "from conformance.cli.main import main\n"
+        "main()\n")
+    done = subprocess.run([sys.executable, "-c", probe, "run", "--impl", fake("correct"),
+                           "--corpus", str(corpus_dir), "-q", "-k", "small.alpha"],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "runner imported at the start: False" in done.stdout
+
+
+@pytest.mark.parametrize("problem", ["not a corpus", "a broken baseline"])
+def test_an_input_error_stops_the_implementation_the_run_command_started_early(
+        corpus_dir, fake, tmp_path, problem):
+    marker = f"marker-{uuid.uuid4().hex}"
+    args = ["run", "--impl", fake("correct", "--on", marker), "-q"]
+    if problem == "not a corpus":
+        args += ["--corpus", str(tmp_path)]
+    else:
+        baseline = tmp_path / "baseline.toml"
+        baseline.write_text("[[known]\n")
+        args += ["--corpus", str(corpus_dir), "--baseline", str(baseline)]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+    assert processes_naming(marker) == []

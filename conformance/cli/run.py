@@ -53,16 +53,25 @@ def run(impl_spec: str, cases: tuple[str, ...], features: tuple[str, ...],
     130 when interrupted, 143 on SIGTERM (the report and the renderings are still written,
     marked so).
     """
-    from conformance.reporting.run import RunRequest, execute
-
     with friendly_errors():
-        outcome = execute(RunRequest(
-            corpus=load_corpus(corpus_path), impl_spec=impl_spec, cases=cases,
-            features=features, stages=stages, apis=apis, jobs=jobs, timeout=timeout,
-            max_restarts=max_restarts, baseline=baseline, report_path=report_path,
-            validate_protocol=validate_protocol, progress=not quiet and output_format == "terminal",
-            shard=shard,
-        ))
+        from conformance.implementations.early import EarlyStart
+
+        # The implementation starts now, and its handshake overlaps loading the runner and
+        # the corpus; execute() owns it from the moment it is called.
+        early = EarlyStart.begin(impl_spec)
+        try:
+            from conformance.reporting.run import RunRequest, execute
+
+            request = RunRequest(
+                corpus=load_corpus(corpus_path), impl_spec=impl_spec, cases=cases,
+                features=features, stages=stages, apis=apis, jobs=jobs, timeout=timeout,
+                max_restarts=max_restarts, baseline=baseline, report_path=report_path,
+                validate_protocol=validate_protocol,
+                progress=not quiet and output_format == "terminal", shard=shard, early=early)
+        except BaseException:
+            early.discard()
+            raise
+        outcome = execute(request)
         write_outputs(outcome.report, outputs)
         render_stdout(outcome.report, output_format)
     if outcome.interrupted:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import io
 import os
 import re
 import stat
@@ -19,15 +20,17 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from functools import cached_property
 from pathlib import Path
-from typing import Any
-
-import jsonschema
+from typing import TYPE_CHECKING, Any
 
 from conformance import jsonio
 from conformance._paths import SCHEMA_DIR, corpus_root
 from conformance.corpus.generated import GeneratedSession
+from conformance.corpus.metadata_cache import MetadataCache, digest
 from conformance.corpus.stages import ALL_STAGES, DEFAULT_STAGES, api_of
 from conformance.errors import CorpusError
+
+if TYPE_CHECKING:
+    import jsonschema
 
 # What Pi does on a case, and so what an answer that differs from Pi's means
 # (docs/corpus.md, "Outcome classes"): required (it is wrong), implementation-defined (an
@@ -41,9 +44,14 @@ DOCUMENTED_OUTCOMES = ("pi-throws-on-valid-input", "pi-contradicts-docs")
 _TOML_POSITION = re.compile(r"\(at line (\d+), column \d+\)")
 
 
-def read_toml(path: Path) -> dict[str, Any]:
+def read_toml(path: Path, data: bytes | None = None) -> dict[str, Any]:
+    """``path`` parsed; ``data``, when given, is its content already read."""
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        if data is None:
+            text = path.read_text(encoding="utf-8")
+        else:  # decoded exactly as read_text decodes (newlines included)
+            text = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8").read()
+        return tomllib.loads(text)
     except OSError as exc:
         raise CorpusError(f"cannot read: {exc.strerror}", path=path) from None
     except UnicodeDecodeError as exc:
@@ -244,7 +252,13 @@ class Corpus:
 
     @cached_property
     def _validator(self) -> jsonschema.protocols.Validator:
+        import jsonschema  # only when a case.toml is not in the metadata cache
+
         return jsonschema.Draft202012Validator(_load_schema())
+
+    @cached_property
+    def _metadata_cache(self) -> MetadataCache:
+        return MetadataCache(self.root)
 
     @cached_property
     def _id_pattern(self) -> str:
@@ -256,20 +270,7 @@ class Corpus:
     def load_case(self, directory: Path) -> Case:
         meta_path = directory / "case.toml"
         _check_case_files(directory)
-        meta = read_toml(meta_path)
-        errors = sorted(self._validator.iter_errors(meta), key=lambda e: list(e.path))
-        if errors:
-            first = errors[0]
-            where = ".".join(str(p) for p in first.path) or "(top level)"
-            key = str(first.path[0]) if first.path else None
-            raise CorpusError(f"invalid metadata at {where}: {first.message}", path=meta_path,
-                              line=_key_line(meta_path, key))
-        if not re.fullmatch(self._id_pattern, meta["id"]):
-            # The schema's pattern as JSON Schema means it: its $ ends the string, where
-            # Python's re.search (what the validator uses) lets $ match before a final newline.
-            raise CorpusError(f"invalid metadata at id: {meta['id']!r} does not match "
-                              f"{self._id_pattern!r}", path=meta_path,
-                              line=_key_line(meta_path, "id"))
+        meta = self._metadata(meta_path)
         generated = (GeneratedSession.from_table(meta["generate"], meta_path)
                      if "generate" in meta else None)
         if generated is None and not (directory / "session.jsonl").is_file():
@@ -294,11 +295,40 @@ class Corpus:
             generated=generated,
         )
 
+    def _metadata(self, meta_path: Path) -> dict[str, Any]:
+        """``case.toml`` read and checked against the schema; from the metadata cache when
+        this exact content passed before (corpus/metadata_cache.py)."""
+        try:
+            data = meta_path.read_bytes()
+        except OSError as exc:
+            raise CorpusError(f"cannot read: {exc.strerror}", path=meta_path) from None
+        name, content = os.path.relpath(meta_path, self.root), digest(data)
+        cached = self._metadata_cache.get(name, content)
+        if cached is not None:
+            return cached
+        meta = read_toml(meta_path, data)
+        errors = sorted(self._validator.iter_errors(meta), key=lambda e: list(e.path))
+        if errors:
+            first = errors[0]
+            where = ".".join(str(p) for p in first.path) or "(top level)"
+            key = str(first.path[0]) if first.path else None
+            raise CorpusError(f"invalid metadata at {where}: {first.message}", path=meta_path,
+                              line=_key_line(meta_path, key))
+        if not re.fullmatch(self._id_pattern, meta["id"]):
+            # The schema's pattern as JSON Schema means it: its $ ends the string, where
+            # Python's re.search (what the validator uses) lets $ match before a final newline.
+            raise CorpusError(f"invalid metadata at id: {meta['id']!r} does not match "
+                              f"{self._id_pattern!r}", path=meta_path,
+                              line=_key_line(meta_path, "id"))
+        self._metadata_cache.put(name, content, meta)
+        return meta
+
     @cached_property
     def cases(self) -> list[Case]:
         """Every case, sorted by id. Raises on the first malformed case, or the first id two
         cases share (a run would judge one against the other's goldens)."""
         cases = [self.load_case(d) for d in self.case_directories()]
+        self._metadata_cache.save()
         for problem in duplicate_ids(cases):
             raise problem
         return sorted(cases, key=lambda c: c.id)
@@ -311,6 +341,7 @@ class Corpus:
                 cases.append(self.load_case(directory))
             except CorpusError as exc:
                 problems.append(exc)
+        self._metadata_cache.save()
         return sorted(cases, key=lambda c: c.id), problems
 
     def select(self, patterns: Iterable[str] = (), features: Iterable[str] = ()) -> list[Case]:

@@ -8,22 +8,43 @@ and registering it here.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import importlib
+from collections.abc import Callable, Iterator, Mapping
 
-from conformance.reporting import render, render_html, render_junit
 from conformance.reporting.formats import FORMATS
 from conformance.reporting.model import Report
 
-RENDERERS: dict[str, Callable[[Report], str]] = {
-    "terminal": render.terminal_text,
-    "markdown": render.markdown,
-    "junit": render_junit.junit,
-    "html": render_html.html,
-    "json": render.json_summary,
+# Where each renderer is (module in conformance.reporting, function): imported when a format
+# is asked for, so a run that writes JSON does not import jinja2 for HTML.
+_WHERE = {
+    "terminal": ("render", "terminal_text"),
+    "markdown": ("render", "markdown"),
+    "junit": ("render_junit", "junit"),
+    "html": ("render_html", "html"),
+    "json": ("render", "json_summary"),
 }
-assert tuple(RENDERERS) == FORMATS, "formats.FORMATS and the registry name the same formats"
+assert tuple(_WHERE) == FORMATS, "formats.FORMATS and the registry name the same formats"
 
 
 def renderer(output_format: str) -> Callable[[Report], str]:
     """The function that renders a report as ``output_format`` (one of formats.FORMATS)."""
-    return RENDERERS[output_format]
+    module, function = _WHERE[output_format]
+    found: Callable[[Report], str] = getattr(
+        importlib.import_module(f"conformance.reporting.{module}"), function)
+    return found
+
+
+class _Renderers(Mapping[str, Callable[[Report], str]]):
+    """Every renderer by format name, each imported when looked up."""
+
+    def __getitem__(self, output_format: str) -> Callable[[Report], str]:
+        return renderer(output_format)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_WHERE)
+
+    def __len__(self) -> int:
+        return len(_WHERE)
+
+
+RENDERERS: Mapping[str, Callable[[Report], str]] = _Renderers()

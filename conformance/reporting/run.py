@@ -22,6 +22,7 @@ from typing import IO, Any
 from conformance.corpus.cases import Case, Corpus
 from conformance.corpus.shards import Shard
 from conformance.errors import ConformanceError, ImplementationError
+from conformance.implementations.early import EarlyStart
 from conformance.implementations.specs import resolve
 from conformance.implementations.transports import Implementation
 from conformance.judging.baseline import Baseline
@@ -47,6 +48,9 @@ class RunRequest:
     validate_protocol: bool = False
     progress: bool = False
     shard: Shard | None = None
+    # The implementation already being started (``EarlyStart.begin(impl_spec)``), which
+    # ``execute`` then owns and closes; None: ``execute`` starts it.
+    early: EarlyStart | None = None
 
 
 @dataclass
@@ -233,35 +237,32 @@ def execute(request: RunRequest) -> RunOutcome:
     interrupted, and the outcome says so (the CLI renders it and exits 130).
     """
     corpus = request.corpus
-    baseline = Baseline.load(request.baseline) if request.baseline else Baseline()
-    selection = Selection(request.cases, request.features, request.stages, request.apis)
-    settings = RunSettings(timeout=request.timeout, max_restarts=request.max_restarts,
-                           jobs=request.jobs, validate_protocol=request.validate_protocol)
-    planner = Runner(corpus, settings)
-    first = resolve(request.impl_spec)
     # The implementation starts (for Node, about a second) while the corpus is read, the
     # selection checked and the corpus's identity worked out: a one-case run waits for the
-    # slower of the two, not for both.
-    with ThreadPoolExecutor(1) as pool:
-        starting = pool.submit(first.start)
-        try:
-            cases = corpus.select(request.cases, request.features)
-            if not cases:
-                raise ConformanceError("no case matches the selection")
-            if request.shard is not None:  # an empty shard is still a report: merge needs all
-                cases = request.shard.select(cases, key=lambda case: case.id)
-            # Every golden the selection could need, read before the run begins: a missing
-            # or broken golden is an input problem (exit 2), not an error in the middle.
-            planner.preflight([(case, [s for s in case.stages if selection.wants(s)], [])
-                               for case in cases])
-            corpus_id = reports.corpus_identity(corpus)
-            hello = starting.result()
-        except BaseException:
-            first.abort()  # a start still under way stops now
-            with contextlib.suppress(BaseException):
-                starting.result()
-            first.close()
-            raise
+    # slower of the two, not for both. The ``run`` command starts it earlier still, before
+    # importing this module; a bad spec is raised below, where it always was.
+    early = request.early or EarlyStart.begin(request.impl_spec)
+    try:
+        baseline = Baseline.load(request.baseline) if request.baseline else Baseline()
+        selection = Selection(request.cases, request.features, request.stages, request.apis)
+        settings = RunSettings(timeout=request.timeout, max_restarts=request.max_restarts,
+                               jobs=request.jobs, validate_protocol=request.validate_protocol)
+        planner = Runner(corpus, settings)
+        first = early.implementation
+        cases = corpus.select(request.cases, request.features)
+        if not cases:
+            raise ConformanceError("no case matches the selection")
+        if request.shard is not None:  # an empty shard is still a report: merge needs all
+            cases = request.shard.select(cases, key=lambda case: case.id)
+        # Every golden the selection could need, read before the run begins: a missing
+        # or broken golden is an input problem (exit 2), not an error in the middle.
+        planner.preflight([(case, [s for s in case.stages if selection.wants(s)], [])
+                           for case in cases])
+        corpus_id = reports.corpus_identity(corpus)
+        hello = early.hello()
+    except BaseException:
+        early.discard()
+        raise
     planned = planner.plan(hello, cases, selection)
     workers = max(1, min(request.jobs, sum(1 for _, ask, _ in planned if ask)))
     restarts = 0
