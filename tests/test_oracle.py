@@ -144,6 +144,17 @@ def test_anonymizing_keeps_keys_vocabulary_ids_pairing_and_timestamp_order():
     assert after[2]["message"]["timestamp"] - before[2]["message"]["timestamp"] == moved
 
 
+@pytest.mark.parametrize("secret", ["¸%=𡗯", "𝐀𝐁𝐂𝐃", "x·𠀀"])
+def test_letters_beyond_the_bmp_are_rewritten_like_any_other(secret):
+    """Seen in a planted-bug run: a string of punctuation and one letter outside the BMP
+    survived anonymization whole, because such letters were kept."""
+    text = '{"type":"session","version":3,"id":"s","parentSession":' + json.dumps(
+        secret, ensure_ascii=False) + "}\n"
+    hidden = json.loads(anonymize(text))["parentSession"]
+    assert hidden != secret
+    assert [len(ch.encode()) for ch in hidden] == [len(ch.encode()) for ch in secret]
+
+
 def test_merge_refuses_missing_overlapping_and_foreign_shards(tmp_path, corpus_dir, fake):
     runner = CliRunner()
     reports = {}

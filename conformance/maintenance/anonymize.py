@@ -258,7 +258,10 @@ def _same_shape(ch: str, byte: int) -> str:
         return _WIDE2[byte % len(_WIDE2)]
     if width == 3:
         return chr(0x4E00 + byte * 7)
-    return ch  # four-byte letters are rare: kept, as an emoji would be
+    # Four bytes: a letter beyond the BMP (CJK Extension B, mathematical alphanumerics...).
+    # Emoji never reach here (runs hold letters and digits only); kept, such a letter would
+    # let a string of it and punctuation survive whole.
+    return chr(0x20000 + byte * 7)
 
 
 def _decode(literal: str) -> str | None:
