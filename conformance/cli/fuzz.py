@@ -47,7 +47,7 @@ def fuzz(impl_spec: str, max_examples: int, seed: int | None, stages: tuple[str,
     """
     from conformance.implementations.specs import resolve
     from conformance.implementations.transports import reference
-    from conformance.maintenance.fuzz import Differential, fuzz_sessions, write_candidate
+    from conformance.maintenance.fuzz import Differential, write_candidate
     from conformance.maintenance.fuzz import fuzz as run_fuzzer
 
     if shard is not None:
@@ -73,7 +73,7 @@ def fuzz(impl_spec: str, max_examples: int, seed: int | None, stages: tuple[str,
                 stderr().print(f"  {n} sessions", highlight=False)
 
         outcome = run_fuzzer(pairs, max_examples=max_examples, seed=seed,
-                             sessions=fuzz_sessions(kind), on_example=tick)
+                             sessions=kind, on_example=tick)
         stderr().print(f"{outcome.examples} sessions in {outcome.elapsed:.1f}s "
                        f"({outcome.rate:.0f}/s)"
                        + (f", then {outcome.shrink_elapsed:.1f}s shrinking"
