@@ -12,12 +12,13 @@ Both processes stay alive across examples (protocol v1's persistent mode): that 
 makes hundreds of sessions per second possible. A crash or hang is a finding too, and the
 process is restarted for the next example.
 
-A run has two phases, so that generation stays off the critical path. Exploring: one thread
-draws sessions with Hypothesis while ``-j`` pairs of processes (implementation and reference,
+A run has two phases, so that generation stays off the critical path. Exploring: generator
+processes (``fuzz_generation``, one per pair, each its own seed and share of the sessions)
+draw sessions with Hypothesis while ``-j`` pairs of processes (implementation and reference,
 each pair started side by side) answer the ones drawn before; nothing waits for anything but
-the slowest of the three. Shrinking, only when something disagreed: Hypothesis replays the
-same seed (the same sessions, drawn again without being sent anywhere) until it reaches a
-session that disagreed, and from there compares and shrinks for real.
+the slowest of them. Shrinking, only when something disagreed: the Hypothesis choices each
+disagreeing session was drawn from are handed back to Hypothesis as saved examples, which it
+replays, compares again and shrinks.
 """
 
 from __future__ import annotations
@@ -294,6 +295,8 @@ def fuzz(differentials: Differential | Sequence[Differential], *, max_examples: 
         nonlocal count
         while (item := drawn.get()) is not _DONE:
             session, choices = item
+            if stop.is_set():
+                continue  # a judge failed: drain what was drawn, judge nothing more
             try:
                 finding = pair.compare(session)
             except BaseException as exc:
