@@ -54,8 +54,8 @@ def fuzz_sessions(kind: str = "all") -> SearchStrategy[bytes]:
 
 
 def draw_settings(max_examples: int) -> settings:
-    """The same settings for drawing and for replaying, so that a seed gives the same
-    sessions in both phases."""
+    """How sessions are drawn (a seed gives the same sessions every time), and the base of
+    the shrinking phase's settings."""
     return settings(max_examples=max_examples, database=None, deadline=None,
                     suppress_health_check=list(HealthCheck), report_multiple_bugs=True,
                     verbosity=Verbosity.quiet, derandomize=False, print_blob=False,
