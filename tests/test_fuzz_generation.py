@@ -114,3 +114,18 @@ def test_a_judging_failure_stops_the_generators():
 
     with pytest.raises(RuntimeError, match="judge broke"):
         fuzz([Broken()], max_examples=200, seed=3, sessions="valid")  # type: ignore[list-item]
+
+
+def test_generators_started_before_the_pairs_serve_the_run():
+    """The CLI starts the generators while Node starts; the run judges what they draw."""
+    from conformance.maintenance.fuzz import start_generators
+
+    generators = start_generators("valid", 7, 5, 2)
+    pairs = [RecordingPair(), RecordingPair()]
+    try:
+        outcome = fuzz(pairs, max_examples=7, seed=5, sessions=generators)  # type: ignore[arg-type]
+    finally:
+        generators.close()
+    judged = [session for pair in pairs for session in pair.sessions]
+    assert outcome.examples == 7
+    assert Counter(judged) == Counter(_drawn("valid", shares(5, 7, 2)))

@@ -250,21 +250,28 @@ def _start_together(*impls: Implementation) -> list[protocol.Hello]:
 
 
 def fuzz(differentials: Differential | Sequence[Differential], *, max_examples: int = 200,
-         seed: int | None = None, sessions: SearchStrategy[bytes] | str | None = None,
+         seed: int | None = None,
+         sessions: SearchStrategy[bytes] | str | Generators | None = None,
          on_example: Callable[[int], None] = lambda n: None) -> FuzzOutcome:
     """Explore ``max_examples`` sessions over every pair in ``differentials`` at once, then
     shrink every distinct disagreement (see the module's docstring).
 
     ``sessions`` is a session kind (``fuzz_sessions``; default ``all``), drawn in one
-    generator process per pair, or a strategy, drawn in a thread of this process."""
+    generator process per pair; or generators already started (``start_generators``, so
+    that they start while the implementations do); or a strategy, drawn in a thread of this
+    process."""
     pairs = [differentials] if isinstance(differentials, Differential) else list(differentials)
     if not pairs:
         raise ConformanceError("fuzz needs at least one implementation and reference pair")
-    if seed is None:
-        seed = random.SystemRandom().getrandbits(32)
-    kind = "all" if sessions is None else sessions
+    seed = fuzz_seed(seed)
+    started_early = sessions if isinstance(sessions, Generators) else None
+    kind: str | SearchStrategy[bytes]
+    if isinstance(sessions, Generators):
+        kind = sessions.kind
+    else:
+        kind = "all" if sessions is None else sessions
     strategy = fuzz_sessions(kind) if isinstance(kind, str) else kind
-    plan = shares(seed, max_examples, len(pairs))
+    plan = started_early.plan if started_early else shares(seed, max_examples, len(pairs))
     drawn: queue.Queue[Any] = queue.Queue(maxsize=AHEAD * len(pairs))
     found: dict[str, tuple[Finding, bytes]] = {}
     lock = threading.Lock()
@@ -275,7 +282,7 @@ def fuzz(differentials: Differential | Sequence[Differential], *, max_examples: 
     def produce() -> None:
         try:
             if isinstance(kind, str):
-                generators = Generators(kind, plan)
+                generators = started_early or Generators(kind, plan)
                 try:
                     for item in generators:  # (session, choices)
                         if stop.is_set():
@@ -328,6 +335,16 @@ def fuzz(differentials: Differential | Sequence[Differential], *, max_examples: 
         shrunk, flaky = [f for f, _ in found.values()], True
     return FuzzOutcome(count, elapsed, pairs[0].stages, shrunk, flaky,
                        time.perf_counter() - started)
+
+
+def fuzz_seed(seed: int | None) -> int:
+    """The run's seed: the one given, else a random one."""
+    return seed if seed is not None else random.SystemRandom().getrandbits(32)
+
+
+def start_generators(kind: str, max_examples: int, seed: int, pairs: int) -> Generators:
+    """The generator processes ``fuzz`` would start for these pairs, started now."""
+    return Generators(kind, shares(seed, max_examples, pairs))
 
 
 def _shrink(pair: Differential, strategy: SearchStrategy[bytes],

@@ -118,7 +118,7 @@ class Generators:
     def __init__(self, kind: str, plan: list[Share]):
         if kind not in KINDS:
             raise ConformanceError(f"unknown session kind {kind!r}: use {', '.join(KINDS)}")
-        self.plan = plan
+        self.kind, self.plan = kind, plan
         self.items: queue.Queue[tuple[int, tuple[bytes, bytes] | str | None]] = queue.Queue(
             maxsize=AHEAD * len(plan))
         self.processes = [subprocess.Popen(
