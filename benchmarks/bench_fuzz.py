@@ -112,6 +112,17 @@ def main() -> None:
           f"({len(corpus)} sessions, {entries:.1f} entries on average; "
           f"{gen_cpu * 1000:.1f} ms CPU each)")
 
+    from conformance.maintenance.fuzz_generation import Generators, shares
+
+    for count in sorted({1, max(1, args.jobs)}):
+        started = time.perf_counter()
+        generators = Generators("valid", shares(1, n, count))
+        drawn = sum(1 for _ in generators)
+        generators.close()
+        print(f"generation in {count} generator process(es): "
+              f"{drawn / (time.perf_counter() - started):7.1f} sessions/s (as fuzz draws, "
+              "start included)")
+
     scratch = Path(tempfile.mkdtemp(prefix="pi-conformance-bench-"))
     impls = [reference() for _ in range(max(1, args.jobs))]
     try:

@@ -133,13 +133,13 @@ def test_the_cli_passes_a_correct_implementation(tmp_path: Path,
 
 
 def test_a_seed_draws_the_same_sessions_twice():
-    """Shrinking replays the exploring phase's seed: both must draw the same sessions."""
+    """A seed makes a run reproducible: the same seed draws the same sessions."""
     from conformance.maintenance.fuzz import _draw
 
     first: list[bytes] = []
     second: list[bytes] = []
-    _draw(fuzz_sessions("valid"), 10, 11, first.append)
-    _draw(fuzz_sessions("valid"), 10, 11, second.append)
+    _draw(fuzz_sessions("valid"), 10, 11, lambda session, choices: first.append(session))
+    _draw(fuzz_sessions("valid"), 10, 11, lambda session, choices: second.append(session))
     assert first == second and len(set(first)) > 1
 
 
@@ -164,7 +164,8 @@ def test_what_comparison_imports_is_imported_before_the_generator_thread_draws()
         import conformance.maintenance.fuzz as fuzz
         seen = []
         fuzz._draw = lambda strategy, examples, seed, put: seen.append("deepdiff" in sys.modules)
-        fuzz.fuzz([types.SimpleNamespace(stages=("entries",))], max_examples=1, seed=1)
+        fuzz.fuzz([types.SimpleNamespace(stages=("entries",))], max_examples=1, seed=1,
+                  sessions=fuzz.fuzz_sessions("valid"))  # a strategy: drawn in a thread
         print(seen)
     """)
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

@@ -47,7 +47,12 @@ def fuzz(impl_spec: str, max_examples: int, seed: int | None, stages: tuple[str,
     """
     from conformance.implementations.specs import resolve
     from conformance.implementations.transports import reference
-    from conformance.maintenance.fuzz import Differential, fuzz_sessions, write_candidate
+    from conformance.maintenance.fuzz import (
+        Differential,
+        fuzz_seed,
+        start_generators,
+        write_candidate,
+    )
     from conformance.maintenance.fuzz import fuzz as run_fuzzer
 
     if shard is not None:
@@ -61,6 +66,9 @@ def fuzz(impl_spec: str, max_examples: int, seed: int | None, stages: tuple[str,
         + (["--seed", str(seed)] if seed is not None else [])
         + [arg for stage in stages for arg in ("--stage", stage)])
     with friendly_errors(), contextlib.ExitStack() as stack:
+        seed = fuzz_seed(seed)  # the generators start while Node does
+        generators = start_generators(kind, max_examples, seed, jobs)
+        stack.callback(generators.close)
         pairs = _started_pairs(stack, jobs, lambda: Differential(
             resolve(impl_spec), reference(), stages, timeout=timeout))
         differential = pairs[0]
@@ -73,7 +81,7 @@ def fuzz(impl_spec: str, max_examples: int, seed: int | None, stages: tuple[str,
                 stderr().print(f"  {n} sessions", highlight=False)
 
         outcome = run_fuzzer(pairs, max_examples=max_examples, seed=seed,
-                             sessions=fuzz_sessions(kind), on_example=tick)
+                             sessions=generators, on_example=tick)
         stderr().print(f"{outcome.examples} sessions in {outcome.elapsed:.1f}s "
                        f"({outcome.rate:.0f}/s)"
                        + (f", then {outcome.shrink_elapsed:.1f}s shrinking"

@@ -12,12 +12,13 @@ Both processes stay alive across examples (protocol v1's persistent mode): that 
 makes hundreds of sessions per second possible. A crash or hang is a finding too, and the
 process is restarted for the next example.
 
-A run has two phases, so that generation stays off the critical path. Exploring: one thread
-draws sessions with Hypothesis while ``-j`` pairs of processes (implementation and reference,
+A run has two phases, so that generation stays off the critical path. Exploring: generator
+processes (``fuzz_generation``, one per pair, each its own seed and share of the sessions)
+draw sessions with Hypothesis while ``-j`` pairs of processes (implementation and reference,
 each pair started side by side) answer the ones drawn before; nothing waits for anything but
-the slowest of the three. Shrinking, only when something disagreed: Hypothesis replays the
-same seed (the same sessions, drawn again without being sent anywhere) until it reaches a
-session that disagreed, and from there compares and shrinks for real.
+the slowest of them. Shrinking, only when something disagreed: the Hypothesis choices each
+disagreeing session was drawn from are handed back to Hypothesis as saved examples, which it
+replays, compares again and shrinks.
 """
 
 from __future__ import annotations
@@ -38,9 +39,8 @@ from pathlib import Path
 from typing import Any
 
 import tomli_w
-from hypothesis import HealthCheck, Phase, Verbosity, given, settings
-from hypothesis import seed as hypothesis_seed
-from hypothesis import strategies as st
+from hypothesis import Phase, given, settings
+from hypothesis.database import InMemoryExampleDatabase
 from hypothesis.errors import FlakyFailure
 from hypothesis.strategies import SearchStrategy
 
@@ -50,30 +50,26 @@ from conformance.errors import ConformanceError, ImplementationError
 from conformance.implementations import protocol
 from conformance.implementations.transports import Implementation
 from conformance.judging.comparison import differences, preload
+from conformance.maintenance.fuzz_generation import (
+    AHEAD,
+    Generators,
+    draw,
+    draw_settings,
+    fuzz_sessions,
+    shares,
+)
 from conformance.maintenance.oracle import request_options
+
+__all__ = ["Differential", "Finding", "FuzzOutcome", "fuzz", "fuzz_sessions", "judge",
+           "write_candidate"]
+_draw = draw  # the thread generator's drawing, replaceable in tests
+_SHRINK_KEY = b"pi-conformance-fuzz-shrink"
 
 # Seconds each side may take for one session: the same default as every --timeout
 # (cli/options.py DEFAULT_TIMEOUT), which the fuzz command passes explicitly.
 TIMEOUT = 30.0
 FEATURE = "generated"
 SHOWN_DIFFERENCES = 5
-
-
-def fuzz_sessions(kind: str = "all") -> SearchStrategy[bytes]:
-    """The session files the fuzzer draws: ``valid`` v3 trees, ``edge`` values and file
-    quirks, ``legacy`` v1/v2 files, or ``all`` of them (valid first: it shrinks there)."""
-    import strategies as pis
-
-    legacy = st.one_of(pis.legacy_sessions(1), pis.legacy_sessions(2)).map(pis.Session.to_jsonl)
-    choices = {
-        "valid": [pis.session_files()],
-        "edge": [pis.edge_session_files()],
-        "legacy": [legacy],
-        "all": [pis.session_files(), pis.edge_session_files(), legacy],
-    }
-    if kind not in choices:
-        raise ConformanceError(f"unknown session kind {kind!r}: use {', '.join(choices)}")
-    return st.one_of(choices[kind])
 
 
 @dataclass
@@ -253,45 +249,49 @@ def _start_together(*impls: Implementation) -> list[protocol.Hello]:
     return [f.result() for f in futures]
 
 
-def _settings(max_examples: int) -> settings:
-    """The same settings for drawing and for replaying, so that a seed gives the same
-    sessions in both phases."""
-    return settings(max_examples=max_examples, database=None, deadline=None,
-                    suppress_health_check=list(HealthCheck), report_multiple_bugs=True,
-                    verbosity=Verbosity.quiet, derandomize=False, print_blob=False,
-                    phases=[Phase.generate, Phase.shrink])
-
-
-def _draw(sessions: SearchStrategy[bytes], max_examples: int, seed: int,
-          sink: Callable[[bytes], None]) -> None:
-    @_settings(max_examples)
-    @given(sessions)
-    def draw(session: bytes) -> None:
-        sink(session)
-
-    hypothesis_seed(seed)(draw)()
-
-
 def fuzz(differentials: Differential | Sequence[Differential], *, max_examples: int = 200,
-         seed: int | None = None, sessions: SearchStrategy[bytes] | None = None,
+         seed: int | None = None,
+         sessions: SearchStrategy[bytes] | str | Generators | None = None,
          on_example: Callable[[int], None] = lambda n: None) -> FuzzOutcome:
     """Explore ``max_examples`` sessions over every pair in ``differentials`` at once, then
-    shrink every distinct disagreement (see the module's docstring)."""
+    shrink every distinct disagreement (see the module's docstring).
+
+    ``sessions`` is a session kind (``fuzz_sessions``; default ``all``), drawn in one
+    generator process per pair; or generators already started (``start_generators``, so
+    that they start while the implementations do); or a strategy, drawn in a thread of this
+    process."""
     pairs = [differentials] if isinstance(differentials, Differential) else list(differentials)
     if not pairs:
         raise ConformanceError("fuzz needs at least one implementation and reference pair")
-    strategy = sessions if sessions is not None else fuzz_sessions()
-    if seed is None:
-        seed = random.SystemRandom().getrandbits(32)
-    drawn: queue.Queue[Any] = queue.Queue(maxsize=8 * len(pairs))
-    found: dict[str, Finding] = {}
+    seed = fuzz_seed(seed)
+    started_early = sessions if isinstance(sessions, Generators) else None
+    kind: str | SearchStrategy[bytes]
+    if isinstance(sessions, Generators):
+        kind = sessions.kind
+    else:
+        kind = "all" if sessions is None else sessions
+    strategy = fuzz_sessions(kind) if isinstance(kind, str) else kind
+    plan = started_early.plan if started_early else shares(seed, max_examples, len(pairs))
+    drawn: queue.Queue[Any] = queue.Queue(maxsize=AHEAD * len(pairs))
+    found: dict[str, tuple[Finding, bytes]] = {}
     lock = threading.Lock()
     count = 0
     failure: list[BaseException] = []
+    stop = threading.Event()
 
     def produce() -> None:
         try:
-            _draw(strategy, max_examples, seed, drawn.put)
+            if isinstance(kind, str):
+                generators = started_early or Generators(kind, plan)
+                try:
+                    for item in generators:  # (session, choices)
+                        if stop.is_set():
+                            break
+                        drawn.put(item)
+                finally:
+                    generators.close()
+            else:
+                _draw(strategy, max_examples, seed, lambda *item: drawn.put(item))
         except BaseException as exc:  # reported below, after the workers stop
             failure.append(exc)
         finally:
@@ -300,17 +300,21 @@ def fuzz(differentials: Differential | Sequence[Differential], *, max_examples: 
 
     def work(pair: Differential) -> None:
         nonlocal count
-        while (session := drawn.get()) is not _DONE:
+        while (item := drawn.get()) is not _DONE:
+            session, choices = item
+            if stop.is_set():
+                continue  # a judge failed: drain what was drawn, judge nothing more
             try:
                 finding = pair.compare(session)
             except BaseException as exc:
                 failure.append(exc)
+                stop.set()
                 continue
             with lock:
                 count += 1
                 on_example(count)
                 if finding is not None:
-                    found.setdefault(finding.key, finding)
+                    found.setdefault(finding.key, (finding, choices))
 
     preload()  # nothing is imported half-way in one thread while another draws
     started = time.perf_counter()
@@ -326,35 +330,45 @@ def fuzz(differentials: Differential | Sequence[Differential], *, max_examples: 
     if not found:
         return FuzzOutcome(count, elapsed, pairs[0].stages, [])
     started = time.perf_counter()
-    shrunk, flaky = _shrink(pairs[0], strategy, max_examples, seed,
-                            {f.session for f in found.values()})
+    shrunk, flaky = _shrink(pairs[0], strategy, [choices for _, choices in found.values()])
     if not shrunk:  # the replay never disagreed: keep what exploring found, as it was
-        shrunk, flaky = list(found.values()), True
+        shrunk, flaky = [f for f, _ in found.values()], True
     return FuzzOutcome(count, elapsed, pairs[0].stages, shrunk, flaky,
                        time.perf_counter() - started)
 
 
-def _shrink(pair: Differential, strategy: SearchStrategy[bytes], max_examples: int, seed: int,
-            disagreeing: set[bytes]) -> tuple[list[Finding], bool]:
-    """Replay ``seed`` without comparing until a session that disagreed comes round again,
-    then compare every session from there on and let Hypothesis shrink each kind."""
-    reached = False
+def fuzz_seed(seed: int | None) -> int:
+    """The run's seed: the one given, else a random one."""
+    return seed if seed is not None else random.SystemRandom().getrandbits(32)
 
-    @_settings(max_examples)
+
+def start_generators(kind: str, max_examples: int, seed: int, pairs: int) -> Generators:
+    """The generator processes ``fuzz`` would start for these pairs, started now."""
+    return Generators(kind, shares(seed, max_examples, pairs))
+
+
+def _shrink(pair: Differential, strategy: SearchStrategy[bytes],
+            disagreeing: list[bytes]) -> tuple[list[Finding], bool]:
+    """Hand the choices of every session that disagreed to Hypothesis as saved examples:
+    it replays each one (reuse), compares it again, and shrinks each kind that still
+    disagrees. No exploring is replayed, so the sessions need not come from this process."""
+    database = InMemoryExampleDatabase()
+    for choices in disagreeing:  # not yet shrunk: under the secondary key (Hypothesis would
+        database.save(_SHRINK_KEY + b".secondary", choices)  # take primary ones as shrunk)
+
+    @settings(draw_settings(len(disagreeing)), database=database,
+              phases=[Phase.reuse, Phase.shrink])  # every saved example replayed
     @given(strategy)
     def probe(session: bytes) -> None:
-        nonlocal reached
-        if not reached and session not in disagreeing:
-            return
-        reached = True
         finding = pair.compare(session)
         if finding is not None:
             raise _disagreement_type(finding.key)(finding)
 
+    probe._hypothesis_internal_database_key = _SHRINK_KEY  # type: ignore[attr-defined]
     findings: list[Finding] = []
     flaky = False
     try:
-        hypothesis_seed(seed)(probe)()
+        probe()
     except Disagreement as exc:
         findings.append(exc.finding)
     except BaseExceptionGroup as group:

@@ -1,0 +1,172 @@
+"""Where the fuzzer's sessions come from: Hypothesis draws, in worker processes.
+
+Drawing a session costs about 20 ms of CPU (Hypothesis's per-draw bookkeeping over ~160
+draws), four times what both implementations and the judge together take for it. In a thread
+it also holds the GIL against the judging thread, whose every wake-up after Pi answers then
+waits for a switch interval. So the sessions are drawn in separate processes (``python -m``: no
+fork of a process that holds pipes to Node and running threads), each with its own seed and
+share of the examples, writing length-prefixed sessions to a pipe: generation overlaps
+answering and judging, and the pipe and a bounded queue keep a generator from running far
+ahead.
+
+A generator is named by the session kind (``all``, ``valid``, ``edge``, ``legacy``), which is
+what another process can rebuild. Each session comes with the Hypothesis choices it was drawn
+from: shrinking hands those to Hypothesis as saved examples to replay, in this process.
+"""
+
+from __future__ import annotations
+
+import queue
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from hypothesis import HealthCheck, Phase, Verbosity, given, settings
+from hypothesis import seed as hypothesis_seed
+from hypothesis import strategies as st
+from hypothesis.control import current_build_context
+from hypothesis.database import choices_to_bytes
+from hypothesis.strategies import SearchStrategy
+
+from conformance.errors import ConformanceError
+
+KINDS = ("all", "valid", "edge", "legacy")
+AHEAD = 8  # sessions a generator may draw ahead of the judges, per generator
+
+
+def fuzz_sessions(kind: str = "all") -> SearchStrategy[bytes]:
+    """The session files the fuzzer draws: ``valid`` v3 trees, ``edge`` values and file
+    quirks, ``legacy`` v1/v2 files, or ``all`` of them (valid first: it shrinks there)."""
+    import strategies as pis
+
+    legacy = st.one_of(pis.legacy_sessions(1), pis.legacy_sessions(2)).map(pis.Session.to_jsonl)
+    choices = {
+        "valid": [pis.session_files()],
+        "edge": [pis.edge_session_files()],
+        "legacy": [legacy],
+        "all": [pis.session_files(), pis.edge_session_files(), legacy],
+    }
+    if kind not in choices:
+        raise ConformanceError(f"unknown session kind {kind!r}: use {', '.join(choices)}")
+    return st.one_of(choices[kind])
+
+
+def draw_settings(max_examples: int) -> settings:
+    """How sessions are drawn (a seed gives the same sessions every time), and the base of
+    the shrinking phase's settings."""
+    return settings(max_examples=max_examples, database=None, deadline=None,
+                    suppress_health_check=list(HealthCheck), report_multiple_bugs=True,
+                    verbosity=Verbosity.quiet, derandomize=False, print_blob=False,
+                    phases=[Phase.generate, Phase.shrink])
+
+
+def draw(sessions: SearchStrategy[bytes], max_examples: int, seed: int,
+         sink: Callable[[bytes, bytes], None]) -> None:
+    """Hand every session Hypothesis draws for ``seed`` to ``sink``, in order, with the
+    choices it was drawn from (what Hypothesis replays to shrink it, in any process)."""
+    @draw_settings(max_examples)
+    @given(sessions)
+    def each(session: bytes) -> None:
+        sink(session, choices_to_bytes(current_build_context().data.choices))
+
+    hypothesis_seed(seed)(each)()
+
+
+@dataclass(frozen=True)
+class Share:
+    """One generator's part of a run: its seed and how many sessions it draws."""
+
+    index: int
+    seed: int
+    examples: int
+
+
+def shares(seed: int, max_examples: int, generators: int) -> list[Share]:
+    """``max_examples`` split over ``generators``; one generator keeps the run's own seed
+    (the sessions of a single-generator run do not depend on how they were drawn)."""
+    count = max(1, min(generators, max_examples))
+    if count == 1:
+        return [Share(0, seed, max_examples)]
+    return [Share(k, seed * count + k, max_examples // count + (k < max_examples % count))
+            for k in range(count)]
+
+
+def _generate(kind: str, examples: int, seed: int) -> None:
+    """A generator process: every session on stdout as a length-prefixed frame, then a zero
+    length; a failure is a traceback on stderr and a non-zero exit."""
+    out = sys.stdout.buffer
+
+    def put(session: bytes, choices: bytes) -> None:
+        out.write(len(session).to_bytes(4, "big") + session
+                  + len(choices).to_bytes(4, "big") + choices)
+        out.flush()  # the pipe's buffer is the backpressure: a full pipe blocks the draw
+
+    draw(fuzz_sessions(kind), examples, seed, put)
+    out.write(_END)
+    out.flush()
+
+
+_END = (0).to_bytes(4, "big")  # no session file is empty: a header line at least
+
+
+class Generators:
+    """Generator processes for ``kind``, one per share; iterate for ``(session, choices)``
+    in each generator's own order, until every generator is done."""
+
+    def __init__(self, kind: str, plan: list[Share]):
+        if kind not in KINDS:
+            raise ConformanceError(f"unknown session kind {kind!r}: use {', '.join(KINDS)}")
+        self.kind, self.plan = kind, plan
+        self.items: queue.Queue[tuple[int, tuple[bytes, bytes] | str | None]] = queue.Queue(
+            maxsize=AHEAD * len(plan))
+        self.processes = [subprocess.Popen(
+            [sys.executable, "-m", __name__, kind, str(share.examples), str(share.seed)],
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            for share in plan]
+        self.readers = [threading.Thread(target=self._read, args=(k, process), daemon=True)
+                        for k, process in enumerate(self.processes)]
+        for reader in self.readers:
+            reader.start()
+
+    def _read(self, index: int, process: subprocess.Popen[bytes]) -> None:
+        """One generator's frames onto the shared queue; None when it is done, a string
+        when it failed."""
+        assert process.stdout is not None and process.stderr is not None
+        stream = process.stdout
+        while len(size := stream.read(4)) == 4 and size != _END:
+            session = stream.read(int.from_bytes(size, "big"))
+            choices = stream.read(int.from_bytes(stream.read(4), "big"))
+            self.items.put((index, (session, choices)))
+        if size == _END:
+            self.items.put((index, None))
+            return
+        error = process.stderr.read().decode("utf-8", "replace").strip()
+        self.items.put((index, error or f"the generator process exited ({process.wait()})"))
+
+    def __iter__(self) -> Iterator[tuple[bytes, bytes]]:
+        running = len(self.processes)
+        while running:
+            _, item = self.items.get()
+            if item is None:
+                running -= 1
+            elif isinstance(item, str):
+                raise ConformanceError(f"drawing sessions failed:\n{item}")
+            else:
+                yield item
+
+    def close(self) -> None:
+        """Stop the generators, finished or not (a failed run leaves them blocked)."""
+        for process in self.processes:
+            if process.poll() is None:
+                process.kill()
+        for process in self.processes:
+            process.wait()
+            for stream in (process.stdout, process.stderr):
+                if stream is not None:
+                    stream.close()
+
+
+if __name__ == "__main__":
+    _generate(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]))

@@ -1,0 +1,131 @@
+"""The fuzzer's sessions drawn in generator processes: every one judged once, generation
+overlapping the judging, and shrinking from choices drawn in another process."""
+
+import time
+from collections import Counter
+
+import pytest
+
+from conformance.errors import ConformanceError
+from conformance.maintenance import fuzz as fuzzer
+from conformance.maintenance.fuzz import Finding, fuzz
+from conformance.maintenance.fuzz_generation import Generators, Share, fuzz_sessions, shares
+
+
+def _drawn(kind: str, plan: list[Share]) -> list[bytes]:
+    generators = Generators(kind, plan)
+    try:
+        return [session for session, _ in generators]
+    finally:
+        generators.close()
+
+
+class RecordingPair:
+    """A stand-in for an implementation and reference pair: records what it is asked."""
+
+    stages = ["entries"]
+
+    def __init__(self, delay: float = 0.0, disagrees: bytes | None = None):
+        self.delay = delay
+        self.disagrees = disagrees
+        self.sessions: list[bytes] = []
+        self.times: list[float] = []
+
+    def compare(self, session: bytes) -> Finding | None:
+        self.times.append(time.perf_counter())
+        self.sessions.append(session)
+        time.sleep(self.delay)
+        if self.disagrees is not None and self.disagrees in session:
+            return Finding(session, "stats planted", {"stats": "planted"})
+        return None
+
+
+def test_shares_split_the_examples_without_loss_and_one_generator_keeps_the_seed():
+    assert shares(9, 200, 1) == [Share(0, 9, 200)]
+    plan = shares(9, 11, 3)
+    assert sum(share.examples for share in plan) == 11
+    assert sorted(share.examples for share in plan) == [3, 4, 4]
+    assert len({share.seed for share in plan}) == 3
+    assert len(shares(9, 2, 5)) == 2  # never a generator without a session to draw
+
+
+def test_a_generator_process_draws_the_same_sessions_for_the_same_share():
+    plan = [Share(0, 5, 6)]
+    first, second = _drawn("valid", plan), _drawn("valid", plan)
+    assert len(first) == 6 and first == second and len(set(first)) > 1
+
+
+def test_every_drawn_session_is_judged_exactly_once_over_several_pairs():
+    pairs = [RecordingPair(), RecordingPair(), RecordingPair()]
+    outcome = fuzz(pairs, max_examples=13, seed=4, sessions="valid")  # type: ignore[arg-type]
+    judged = [session for pair in pairs for session in pair.sessions]
+    assert outcome.examples == 13 and len(judged) == 13
+    assert Counter(judged) == Counter(_drawn("valid", shares(4, 13, 3)))
+    assert sum(1 for pair in pairs if pair.sessions) >= 2  # the pairs shared the work
+
+
+def test_drawing_overlaps_judging(monkeypatch: pytest.MonkeyPatch):
+    """The first session is judged while later ones are still being drawn."""
+    arrivals: list[float] = []
+
+    class Timed(Generators):
+        def __iter__(self):  # type: ignore[no-untyped-def]
+            for item in super().__iter__():
+                arrivals.append(time.perf_counter())
+                yield item
+
+    monkeypatch.setattr(fuzzer, "Generators", Timed)
+    pair = RecordingPair(delay=0.02)
+    fuzz([pair], max_examples=20, seed=2, sessions="valid")  # type: ignore[list-item]
+    assert len(arrivals) == len(pair.times) == 20
+    assert pair.times[0] < arrivals[-1]
+
+
+def test_a_failing_generator_is_a_clear_error():
+    with pytest.raises(ConformanceError, match="drawing sessions failed"):
+        _drawn("valid", [Share(0, 1, -1)])  # Hypothesis rejects max_examples=-1
+
+
+def test_unknown_kinds_are_rejected_before_any_process_starts():
+    with pytest.raises(ConformanceError, match="unknown session kind"):
+        Generators("nonsense", shares(1, 1, 1))
+
+
+def test_a_disagreement_drawn_in_another_process_is_shrunk_here():
+    pair = RecordingPair(disagrees=b'"reasoning":')
+    outcome = fuzz([pair], max_examples=30, seed=7, sessions="valid")  # type: ignore[list-item]
+    assert outcome.findings and not outcome.flaky
+    session = outcome.findings[0].session
+    assert b'"reasoning":' in session
+    assert len(session.splitlines()) <= 4, session.decode()  # the header and 3 entries
+
+
+def test_the_thread_generator_still_serves_an_explicit_strategy():
+    pair = RecordingPair()
+    outcome = fuzz([pair], max_examples=5, seed=1,  # type: ignore[list-item]
+                   sessions=fuzz_sessions("valid"))
+    assert outcome.examples == 5 and len(pair.sessions) == 5
+
+
+def test_a_judging_failure_stops_the_generators():
+    class Broken(RecordingPair):
+        def compare(self, session: bytes) -> Finding | None:
+            raise RuntimeError("judge broke")
+
+    with pytest.raises(RuntimeError, match="judge broke"):
+        fuzz([Broken()], max_examples=200, seed=3, sessions="valid")  # type: ignore[list-item]
+
+
+def test_generators_started_before_the_pairs_serve_the_run():
+    """The CLI starts the generators while Node starts; the run judges what they draw."""
+    from conformance.maintenance.fuzz import start_generators
+
+    generators = start_generators("valid", 7, 5, 2)
+    pairs = [RecordingPair(), RecordingPair()]
+    try:
+        outcome = fuzz(pairs, max_examples=7, seed=5, sessions=generators)  # type: ignore[arg-type]
+    finally:
+        generators.close()
+    judged = [session for pair in pairs for session in pair.sessions]
+    assert outcome.examples == 7
+    assert Counter(judged) == Counter(_drawn("valid", shares(5, 7, 2)))
