@@ -86,6 +86,20 @@ def test_a_failing_generator_is_a_clear_error():
         _drawn("valid", [Share(0, 1, -1)])  # Hypothesis rejects max_examples=-1
 
 
+def test_a_generator_writing_much_on_stderr_is_never_blocked(monkeypatch):
+    """PYTHONVERBOSE makes the child write well over a pipe's 64 KB to stderr."""
+    import threading
+
+    monkeypatch.setenv("PYTHONVERBOSE", "1")
+    drawn: list[bytes] = []
+    worker = threading.Thread(target=lambda: drawn.extend(_drawn("valid", shares(5, 3, 1))),
+                              daemon=True)
+    worker.start()
+    worker.join(timeout=120)
+    assert not worker.is_alive(), "the generator blocked on its stderr"
+    assert len(drawn) == 3
+
+
 def test_unknown_kinds_are_rejected_before_any_process_starts():
     with pytest.raises(ConformanceError, match="unknown session kind"):
         Generators("nonsense", shares(1, 1, 1))

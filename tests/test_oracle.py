@@ -144,7 +144,8 @@ def test_anonymizing_keeps_keys_vocabulary_ids_pairing_and_timestamp_order():
     assert after[2]["message"]["timestamp"] - before[2]["message"]["timestamp"] == moved
 
 
-@pytest.mark.parametrize("secret", ["¸%=𡗯", "𝐀𝐁𝐂𝐃", "x·𠀀"])
+@pytest.mark.parametrize("secret", ["\u00b8%=\U000215ef", "\U0001d400\U0001d401\U0001d402",
+                                    "x\u00b7\U00020000"])
 def test_letters_beyond_the_bmp_are_rewritten_like_any_other(secret):
     """Seen in a planted-bug run: a string of punctuation and one letter outside the BMP
     survived anonymization whole, because such letters were kept."""

@@ -19,6 +19,7 @@ from __future__ import annotations
 import queue
 import subprocess
 import sys
+import tempfile
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -121,10 +122,13 @@ class Generators:
         self.kind, self.plan = kind, plan
         self.items: queue.Queue[tuple[int, tuple[bytes, bytes] | str | None]] = queue.Queue(
             maxsize=AHEAD * len(plan))
+        # stderr goes to a file, read only on failure: a pipe nobody reads would block a
+        # generator that warns more than a pipe holds.
+        self.errors = [tempfile.TemporaryFile() for _ in plan]  # noqa: SIM115 (closed in close)
         self.processes = [subprocess.Popen(
             [sys.executable, "-m", __name__, kind, str(share.examples), str(share.seed)],
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-            for share in plan]
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=errors)
+            for share, errors in zip(plan, self.errors, strict=True)]
         self.readers = [threading.Thread(target=self._read, args=(k, process), daemon=True)
                         for k, process in enumerate(self.processes)]
         for reader in self.readers:
@@ -133,7 +137,7 @@ class Generators:
     def _read(self, index: int, process: subprocess.Popen[bytes]) -> None:
         """One generator's frames onto the shared queue; None when it is done, a string
         when it failed."""
-        assert process.stdout is not None and process.stderr is not None
+        assert process.stdout is not None
         stream = process.stdout
         while len(size := stream.read(4)) == 4 and size != _END:
             session = stream.read(int.from_bytes(size, "big"))
@@ -142,8 +146,10 @@ class Generators:
         if size == _END:
             self.items.put((index, None))
             return
-        error = process.stderr.read().decode("utf-8", "replace").strip()
-        self.items.put((index, error or f"the generator process exited ({process.wait()})"))
+        code = process.wait()
+        self.errors[index].seek(0)
+        error = self.errors[index].read()[-20000:].decode("utf-8", "replace").strip()
+        self.items.put((index, error or f"the generator process exited ({code})"))
 
     def __iter__(self) -> Iterator[tuple[bytes, bytes]]:
         running = len(self.processes)
@@ -163,9 +169,10 @@ class Generators:
                 process.kill()
         for process in self.processes:
             process.wait()
-            for stream in (process.stdout, process.stderr):
-                if stream is not None:
-                    stream.close()
+            if process.stdout is not None:
+                process.stdout.close()
+        for errors in self.errors:
+            errors.close()
 
 
 if __name__ == "__main__":
