@@ -113,3 +113,12 @@ def read_json(path: Path, error: type[ConformanceError] = ConformanceError) -> A
     except JSONDecodeError as exc:
         raise error(f"not valid JSON: {exc.msg} (column {exc.colno})", path=path,
                     line=exc.lineno) from None
+
+
+def jsonl_lines(text: str) -> list[str]:
+    """A JSON-lines text's lines, each with its ``\n``: JSONL splits at ``\n`` only, never at
+    the U+2028, U+0085 or \x1c that ``str.splitlines`` also breaks at and a JSON string may
+    hold raw (a session line cut there stops being JSON)."""
+    lines = [line + "\n" for line in text.split("\n")]
+    lines[-1] = lines[-1][:-1]
+    return [line for line in lines if line]

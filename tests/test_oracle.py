@@ -15,6 +15,7 @@ from click.testing import CliRunner
 from conformance.cli.main import main
 from conformance.corpus.cases import Corpus
 from conformance.corpus.shards import Shard, shard_of
+from conformance.jsonio import jsonl_lines
 from conformance.maintenance.anonymize import ENUM_KEYS, anonymize
 from conformance.reporting.stream import read_report
 
@@ -25,7 +26,7 @@ TRIGGER = re.compile(rb'"reasoning":[1-9]')
 
 def triggers(session: bytes) -> bool:
     """An assistant message with reasoning tokens: what stats_impl:buggy counts twice."""
-    for line in session.splitlines():
+    for line in jsonl_lines(session.decode()):
         try:
             entry = json.loads(line)
         except ValueError:
@@ -142,6 +143,19 @@ def test_anonymizing_keeps_keys_vocabulary_ids_pairing_and_timestamp_order():
     assert times == sorted(times) and times[0] != before[0]["timestamp"]
     moved = after[1]["message"]["timestamp"] - before[1]["message"]["timestamp"]
     assert after[2]["message"]["timestamp"] - before[2]["message"]["timestamp"] == moved
+
+
+def test_a_line_is_anonymized_whole_whatever_separators_its_strings_hold():
+    """Seen in a planted-bug run: a raw U+2028 in a string cut the line in two, and each half,
+    rewritten as broken text, lost its numbers (``"input":0039``, ``false`` -> ``brgsj``)."""
+    for separator in ("\u2028", "\u0085", "\x1c", "\u2029"):
+        line = json.dumps({"type": "message", "message": {"role": "assistant", "content":
+                           f"a{separator}b", "usage": {"input": 6419, "ok": False}}},
+                          ensure_ascii=False)
+        hidden = anonymize(line + "\n")
+        assert hidden.endswith("\n") and hidden.count("\n") == 1
+        usage = json.loads(hidden)["message"]["usage"]
+        assert usage == {"input": 6419, "ok": False}
 
 
 @pytest.mark.parametrize("secret", ["\u00b8%=\U000215ef", "\U0001d400\U0001d401\U0001d402",
@@ -280,8 +294,8 @@ def test_compare_finds_shrinks_and_promotes_an_anonymized_planted_bug(tmp_path, 
     assert "anonymized = true" in meta and 'source = "compare"' in meta
     hidden = case.session_bytes().decode()
     original = shrunk.decode()
-    vocabulary = {k for line in original.splitlines() for k in keys(json.loads(line))}
-    for line in original.splitlines():
+    vocabulary = {k for line in jsonl_lines(original) for k in keys(json.loads(line))}
+    for line in jsonl_lines(original):
         for key, value in strings(json.loads(line)):
             if len(value) > 3 and key not in ENUM_KEYS and value not in vocabulary:
                 assert value not in hidden, f"{key}: {value!r} survived"

@@ -22,6 +22,8 @@ import json
 import re
 from typing import Any
 
+from conformance.jsonio import jsonl_lines
+
 ENUM_KEYS = frozenset({
     "type", "role", "stopReason", "rawStopReason", "api", "provider", "model", "modelId",
     "responseModel", "thinkingLevel", "providerThinkingLevel", "mimeType", "customType",
@@ -209,7 +211,7 @@ class Anonymizer:
 def anonymize(text: str, seed: str = "pi-conformance") -> str:
     """The anonymized session (see the module's docstring); line endings are kept."""
     anonymizer = Anonymizer(text, seed)
-    return "".join(anonymizer.line(line) for line in text.splitlines(keepends=True))
+    return "".join(anonymizer.line(line) for line in jsonl_lines(text))
 
 
 def _keys(text: str) -> frozenset[str]:
@@ -225,7 +227,7 @@ def _keys(text: str) -> frozenset[str]:
             for item in value:
                 walk(item)
 
-    for line in text.splitlines():
+    for line in jsonl_lines(text):
         try:
             walk(json.loads(line))
         except ValueError:

@@ -174,7 +174,7 @@ class Shrunk:
 
     @property
     def lines(self) -> int:
-        return len(self.text.splitlines())
+        return len(jsonio.jsonl_lines(self.text))
 
 
 class _Budget(Exception):
@@ -209,7 +209,7 @@ def shrink(text: str, still_fails: Callable[[str], Signature | None], target: Si
             found, best = sig, candidate  # type: ignore[assignment]
         return seen[candidate]
 
-    lines = text.splitlines(keepends=True)
+    lines = jsonio.jsonl_lines(text)
     head, body = _split_header(lines)
     result = Shrunk(text=text, signature=target, original_lines=len(lines), tests=0)
     try:
