@@ -365,13 +365,7 @@ class Runner:
             if pending is not None and not self._restart(impl, budget, *pending):
                 work.put((seq, (case, ask, [])))  # reported as not run by ``run``
                 return
-            try:
-                results, failure = self._run_case(impl, seq, case, ask, scratch)
-            except Exception as exc:  # a bug of ours must not lose the rest of the run
-                results = [StageResult(case.id, stage, "error", f"runner error: {exc!r}",
-                                       outcome=case.outcome, error_kind="harness")
-                           for stage in ask]
-                failure = None
+            results, failure = self._case_results(impl, seq, case, ask, scratch)
             for result in results:
                 emit(result)
             if failure is not None and impl.persistent:
@@ -390,15 +384,22 @@ class Runner:
                 return
             for result in skipped:
                 emit(result)
-            try:
-                results, _ = self._run_case(impl, seq, case, ask, scratch,
+            results, _ = self._case_results(impl, seq, case, ask, scratch,
                                             another_follows=not work.empty())
-            except Exception as exc:  # a bug of ours must not lose the rest of the run
-                results = [StageResult(case.id, stage, "error", f"runner error: {exc!r}",
-                                       outcome=case.outcome, error_kind="harness")
-                           for stage in ask]
             for result in results:
                 emit(result)
+
+    def _case_results(self, impl: Implementation, seq: int, case: Case, ask: list[str],
+                      scratch: Path, *, another_follows: bool = True
+                      ) -> tuple[list[StageResult], str | None]:
+        """``_run_case``, where a bug of ours costs this case's stages, never the run."""
+        try:
+            return self._run_case(impl, seq, case, ask, scratch,
+                                  another_follows=another_follows)
+        except Exception as exc:
+            return [StageResult(case.id, stage, "error", f"runner error: {exc!r}",
+                                outcome=case.outcome, error_kind="harness")
+                    for stage in ask], None
 
     def _restart(self, impl: Implementation, budget: _RestartBudget, failure: str,
                  expected: bool) -> bool:
