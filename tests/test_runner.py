@@ -293,3 +293,26 @@ def test_a_crash_on_the_last_case_is_restarted_when_the_next_run_brings_a_case(c
         assert {r.status for r in second} == {"pass"} and runner.restarts == 1
     finally:
         impl.close()
+
+
+def test_a_bug_of_ours_costs_one_case_and_the_run_goes_on(corpus, fake, monkeypatch):
+    from conformance.implementations.specs import resolve
+    from conformance.judging.runner import Runner, RunSettings
+
+    real = Runner._run_case
+
+    def broken(self, impl, seq, case, ask, scratch, **kwargs):
+        if case.id == "small.beta":
+            raise KeyError("planted")
+        return real(self, impl, seq, case, ask, scratch, **kwargs)
+
+    monkeypatch.setattr(Runner, "_run_case", broken)
+    impl = resolve(fake("correct"))
+    results = []
+    with impl:
+        Runner(corpus, RunSettings(timeout=10)).run([impl], corpus.cases, Selection(),
+                                                     results.append)
+    beta = [r for r in results if r.case == "small.beta"]
+    assert beta and {(r.status, r.error_kind) for r in beta} == {("error", "harness")}
+    assert "runner error: KeyError('planted')" in beta[0].message
+    assert {r.status for r in results if r.case != "small.beta"} == {"pass"}
