@@ -109,7 +109,7 @@ def test_harness_refuses_non_loopback_fetches(tmp_path):
     installation = ref.require_installation()
     script = tmp_path / "probe.mjs"
     harness_js = ref.HARNESS.read_text()
-    guard = harness_js[harness_js.index("const realFetch"):harness_js.index("const sessionManager")]
+    guard = harness_js[harness_js.index("const realFetch"):harness_js.index("// ---- Pi's modules")]
     script.write_text(guard + """
 try { await fetch("https://example.com/"); console.log("LEAKED"); }
 catch (e) { console.log("BLOCKED " + e.message); }

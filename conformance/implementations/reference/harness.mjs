@@ -20,7 +20,7 @@
 //   PI_CONFORMANCE_CLOCK_OFFSET  milliseconds added to Date.now() and `new Date()`
 //   PI_CONFORMANCE_SCRATCH_TAG   put into the name of the private temporary directory
 
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import nodeCrypto from "node:crypto";
 import { enableCompileCache, flushCompileCache, syncBuiltinESMExports } from "node:module";
 import { createServer } from "node:http";
@@ -138,10 +138,17 @@ globalThis.fetch = (input, init) => {
 	return realFetch(input, init);
 };
 
-const sessionManager = await load("pi-coding-agent", "dist/core/session-manager.js");
-const messages = await load("pi-coding-agent", "dist/core/messages.js");
-const agentSession = await load("pi-coding-agent", "dist/core/agent-session.js");
-const piAi = await load("pi-ai", "dist/index.js");
+// ---- Pi's modules, loaded when a stage first needs them ----
+//
+// Pi's whole module graph is over a thousand modules and about a second to load, most of it
+// agent-session.js, which only the stats stage needs. A case asking for entries or branch (the
+// cases where Pi loops forever, a one-case run narrowed to a stage) needs session-manager.js
+// alone, about a tenth of that. So each group loads on first need, and always before any stage
+// of the case that needs it runs: no stage sees a module half loaded. Which stages a release
+// answers is still found by loading every module (see `capabilities`), once per installation.
+
+const CORE = "core"; // session-manager.js, messages.js and pi-ai's index, which the former loads
+const AGENT_SESSION = "agent-session"; // for stats
 
 // Where each provider API's simple stream lives: dist/api/<api>.js (1.x) or the older
 // dist/providers/<file>.js with a per-provider export name (0.7x).
@@ -151,26 +158,115 @@ const API_LOCATIONS = {
 	"openai-responses": [["dist/api/openai-responses.js", "streamSimple"], ["dist/providers/openai-responses.js", "streamSimpleOpenAIResponses"]],
 	"google-generative-ai": [["dist/api/google-generative-ai.js", "streamSimple"], ["dist/providers/google.js", "streamSimpleGoogle"]],
 };
-const apis = {};
-for (const [api, candidates] of Object.entries(API_LOCATIONS)) {
-	for (const [file, exportName] of candidates) {
-		if (!has("pi-ai", file)) continue;
-		const mod = await load("pi-ai", file);
-		if (typeof mod[exportName] === "function") {
-			apis[api] = mod[exportName];
-			break;
-		}
+
+let sessionManager;
+let messages;
+let agentSession;
+let piAi;
+const apis = {}; // api id -> its stream function, once loaded
+const loading = new Map(); // group -> the promise of its load
+
+/** Load a group of Pi's modules once; its promise is shared by every stage that needs it. */
+function loadGroup(group) {
+	if (!loading.has(group)) {
+		loading.set(group, loadGroupNow(group).finally(() => flushCompileCache()));
+	}
+	return loading.get(group);
+}
+
+async function loadGroupNow(group) {
+	if (group === CORE) {
+		sessionManager = await load("pi-coding-agent", "dist/core/session-manager.js");
+		messages = await load("pi-coding-agent", "dist/core/messages.js");
+		piAi = await load("pi-ai", "dist/index.js");
+	} else if (group === AGENT_SESSION) {
+		agentSession = await load("pi-coding-agent", "dist/core/agent-session.js");
+	} else {
+		const api = group.slice("api:".length);
+		const [file, exportName] = capabilities.apis[api];
+		apis[api] = (await load("pi-ai", file))[exportName];
 	}
 }
 
-flushCompileCache();
+/** The module groups the stages of one request need. */
+function groupsFor(stages) {
+	const groups = new Set([CORE]);
+	for (const stage of stages) {
+		if (stage === "stats" && STAGES.includes("stats")) groups.add(AGENT_SESSION);
+		const api = apiOf(stage);
+		if (api !== undefined && capabilities.apis[api] !== undefined) groups.add(`api:${api}`);
+	}
+	return [...groups];
+}
 
-const proto = sessionManager.SessionManager.prototype;
-const STAGES = ["entries", "branch", "context"];
-if (typeof proto.buildSessionProjection === "function") STAGES.push("projection");
-STAGES.push("llm");
-if (typeof piAi.getCurrentSystemMessage === "function") STAGES.push("prompt");
-if (typeof agentSession.AgentSession?.prototype?.getSessionStats === "function") STAGES.push("stats");
+// ---- capabilities: which stages this release answers ----
+//
+// Found by loading every module and looking for the function that answers each stage; never
+// assumed from a version number. That costs a full load, so the answer is kept beside the
+// installation, keyed by everything it depends on: this file's text, the packages' versions
+// (an npm version's files never change) and Node's version. Any other key means detect again.
+
+async function detectCapabilities() {
+	await loadGroup(CORE);
+	await loadGroup(AGENT_SESSION);
+	const proto = sessionManager.SessionManager.prototype;
+	const stages = ["entries", "branch", "context"];
+	if (typeof proto.buildSessionProjection === "function") stages.push("projection");
+	stages.push("llm");
+	if (typeof piAi.getCurrentSystemMessage === "function") stages.push("prompt");
+	if (typeof agentSession.AgentSession?.prototype?.getSessionStats === "function") stages.push("stats");
+	const found = {};
+	for (const [api, candidates] of Object.entries(API_LOCATIONS)) {
+		for (const [file, exportName] of candidates) {
+			if (!has("pi-ai", file)) continue;
+			const mod = await load("pi-ai", file);
+			if (typeof mod[exportName] === "function") {
+				found[api] = [file, exportName];
+				apis[api] = mod[exportName];
+				break;
+			}
+		}
+	}
+	flushCompileCache();
+	return { stages, apis: found };
+}
+
+function capabilityKey() {
+	const hash = nodeCrypto.createHash("sha256");
+	hash.update(readFileSync(new URL(import.meta.url)));
+	hash.update(JSON.stringify({
+		scope,
+		node: process.versions.node,
+		packages: ["pi-coding-agent", "pi-ai", "pi-agent-core"].map((name) => [name, version(name)]),
+	}));
+	return hash.digest("hex");
+}
+
+async function capabilitiesOfInstallation() {
+	const file = join(prefix, ".harness-capabilities.json");
+	const key = capabilityKey();
+	try {
+		const kept = JSON.parse(readFileSync(file, "utf8"));
+		if (kept.key === key && Array.isArray(kept.stages) && kept.apis && typeof kept.apis === "object") {
+			return { stages: kept.stages, apis: kept.apis };
+		}
+	} catch {
+		// missing or unreadable: detect below
+	}
+	const detected = await detectCapabilities();
+	try {
+		const partial = `${file}.${process.pid}`;
+		writeFileSync(partial, `${JSON.stringify({ key, ...detected })}\n`);
+		renameSync(partial, file);
+	} catch {
+		// a read-only installation detects again next time
+	}
+	return detected;
+}
+
+const capabilities = await capabilitiesOfInstallation();
+const STAGES = capabilities.stages;
+loadGroup(CORE).catch(() => {}); // started now, awaited by the first case; a failure shows there
 
 const scratchPrefix = variation.scratchTag === undefined ? "pi-conformance-ref-" : `pi-conformance-ref-${variation.scratchTag}-`;
 const scratch = mkdtempSync(join(tmpdir(), scratchPrefix));
@@ -380,6 +476,9 @@ async function wireStage(api, llmMessages, request) {
 async function runCase(message) {
 	const wanted = message.stages ?? STAGES;
 	const cwd = message.options?.cwd ?? cwdDir;
+	// Every module a stage needs is loaded before the first stage runs; a failure to load
+	// Pi is an error of the harness (thrown), never an answer of Pi's.
+	await Promise.all(groupsFor(wanted).map(loadGroup));
 	const results = {};
 	let opened;
 	try {
@@ -403,7 +502,7 @@ async function runCase(message) {
 		const getLlm = () => (llm ??= messages.convertToLlm(getContext().messages));
 		for (const stage of wanted) {
 			let result;
-			if (!STAGES.includes(stage) && !apis[apiOf(stage)]) {
+			if (!STAGES.includes(stage) && !capabilities.apis[apiOf(stage)]) {
 				result = { skipped: `stage ${stage} is not available in this Pi release` };
 			} else if (stage === "entries") {
 				result = need(() => ({ header: plain(manager.getHeader()), entries: plain(manager.getEntries()) }));
@@ -473,7 +572,7 @@ function hello() {
 			dependencies: versions,
 		},
 		capabilities: {
-			stages: [...STAGES, ...Object.keys(apis).map((api) => `request.${api}`), ...Object.keys(apis).map((api) => `wire.${api}`)],
+			stages: [...STAGES, ...Object.keys(capabilities.apis).map((api) => `request.${api}`), ...Object.keys(capabilities.apis).map((api) => `wire.${api}`)],
 		},
 	};
 }

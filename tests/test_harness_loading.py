@@ -1,0 +1,159 @@
+"""How the reference harness loads Pi: every module a case's stages need, and no more.
+
+Each test runs the real harness on the real installation's packages, through a private npm
+prefix (a symlink to its ``node_modules``) so the capabilities file the harness keeps beside the
+installation is the test's own. Node's own module hooks (``--import``) record what was loaded.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conformance.implementations import protocol
+from conformance.implementations import reference as ref
+
+pytestmark = pytest.mark.reference
+
+SESSION = (
+    '{"type":"session","version":3,"id":"s1","timestamp":"2024-12-03T14:00:00.000Z","cwd":"/p"}\n'
+    '{"type":"message","id":"a1","parentId":null,"timestamp":"2024-12-03T14:00:01.000Z",'
+    '"message":{"role":"user","content":"hi","timestamp":1733234401000}}\n'
+)
+
+RECORDER = """
+import { registerHooks } from "node:module";
+import { appendFileSync } from "node:fs";
+registerHooks({
+  load(url, context, nextLoad) {
+    appendFileSync(process.env.LOADED_LOG, url + "\\n");
+    return nextLoad(url, context);
+  },
+});
+"""
+
+
+@pytest.fixture
+def prefix(tmp_path: Path) -> Path:
+    """A private npm prefix holding the installed reference's packages."""
+    installation = ref.require_installation()
+    prefix = tmp_path / "prefix"
+    prefix.mkdir()
+    (prefix / "node_modules").symlink_to(installation.prefix / "node_modules")
+    return prefix
+
+
+def converse(prefix: Path, tmp_path: Path, requests: list[dict]) -> tuple[list[dict], list[str]]:
+    """Every answer of one harness process to ``requests`` (then bye), and the module URLs it
+    loaded, in order, after its hello."""
+    recorder = tmp_path / "recorder.mjs"
+    recorder.write_text(RECORDER)
+    log = tmp_path / "loaded.log"
+    log.unlink(missing_ok=True)
+    home = tmp_path / "home"
+    (home / "agent").mkdir(parents=True, exist_ok=True)
+    (home / "tmp").mkdir(exist_ok=True)
+    env = {**ref.sandbox_env(home), "TMPDIR": str(home / "tmp"), "LOADED_LOG": str(log),
+           "NODE_OPTIONS": f"--import={recorder.as_uri()}"}
+    node = ref.require_installation().node
+    lines = [json.dumps(r) for r in [protocol.hello_request(), *requests, {"cmd": "bye"}]]
+    done = subprocess.run([str(node), str(ref.HARNESS), str(prefix), "@earendil-works"],
+                          input="\n".join(lines) + "\n", capture_output=True, text=True,
+                          env=env, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    return answers, log.read_text().splitlines() if log.exists() else []
+
+
+def run_request(session: Path, stages: list[str], seq: int = 1) -> dict:
+    request = protocol.run_request(seq, "t", (), str(session), session.read_text(), stages,
+                                   {"cwd": "/p", "request": {"models": {}}})
+    return request
+
+
+@pytest.fixture
+def session(tmp_path: Path) -> Path:
+    path = tmp_path / "s.jsonl"
+    path.write_text(SESSION)
+    return path
+
+
+def loaded(urls: list[str], tail: str) -> bool:
+    return any(url.endswith(tail) for url in urls)
+
+
+def test_capabilities_are_detected_once_and_kept_beside_the_installation(prefix, tmp_path,
+                                                                            session):
+    cold, cold_loads = converse(prefix, tmp_path, [])
+    kept = json.loads((prefix / ".harness-capabilities.json").read_text())
+    assert loaded(cold_loads, "dist/core/agent-session.js")  # detection loads everything
+    warm, warm_loads = converse(prefix, tmp_path, [])
+    assert warm[0] == cold[0]  # the same hello, every stage and API claimed
+    assert {"stats", "request.anthropic-messages", "wire.openai-responses"} <= set(
+        warm[0]["capabilities"]["stages"])
+    assert set(kept["stages"]) <= set(warm[0]["capabilities"]["stages"])
+    assert not loaded(warm_loads, "dist/core/agent-session.js")
+
+
+def test_a_branch_only_case_loads_neither_agent_session_nor_a_provider(prefix, tmp_path,
+                                                                        session):
+    converse(prefix, tmp_path, [])  # detect and keep the capabilities
+    answers, loads = converse(prefix, tmp_path, [run_request(session, ["branch"])])
+    assert answers[1]["results"]["branch"]["output"]["leafId"] == "a1"
+    assert loaded(loads, "dist/core/session-manager.js")
+    assert not loaded(loads, "dist/core/agent-session.js")
+    assert not loaded(loads, "dist/api/openai-completions.js")
+
+
+def test_a_stage_loads_what_it_needs_before_any_stage_of_its_case_runs(prefix, tmp_path,
+                                                                         session):
+    converse(prefix, tmp_path, [])
+    answers, loads = converse(prefix, tmp_path, [
+        run_request(session, ["branch"], seq=1),
+        run_request(session, ["entries", "stats"], seq=2),
+    ])
+    stats = answers[2]["results"]["stats"]["output"]
+    assert stats["userMessages"] == 1
+    assert loaded(loads, "dist/core/agent-session.js")
+    assert not loaded(loads, "dist/api/anthropic-messages.js")
+
+
+@pytest.mark.parametrize("kept", [
+    "not json at all",
+    json.dumps({"key": "an older harness", "stages": ["entries"], "apis": {}}),
+])
+def test_a_stale_or_broken_capabilities_file_is_detected_again(prefix, tmp_path, kept):
+    (expected, *_), _ = converse(prefix, tmp_path, [])
+    (prefix / ".harness-capabilities.json").write_text(kept)
+    answers, loads = converse(prefix, tmp_path, [])
+    assert answers[0] == expected
+    assert loaded(loads, "dist/core/agent-session.js")
+    assert json.loads((prefix / ".harness-capabilities.json").read_text())["key"] != (
+        "an older harness")
+
+
+def test_pi_failing_to_load_is_an_error_of_the_harness_not_a_rejection(prefix, tmp_path,
+                                                                        session):
+    converse(prefix, tmp_path, [])
+    capabilities = prefix / ".harness-capabilities.json"
+    kept = json.loads(capabilities.read_text())
+    kept["apis"]["openai-responses"] = ["dist/api/no-such-module.js", "streamSimple"]
+    capabilities.write_text(json.dumps(kept))
+    answers, _ = converse(prefix, tmp_path, [
+        run_request(session, ["entries", "request.openai-responses"], seq=7),
+        run_request(session, ["entries"], seq=8),
+    ])
+    assert answers[1]["seq"] == 7 and "no-such-module.js" in answers[1]["error"]["message"]
+    assert "output" in answers[2]["results"]["entries"]  # the next case is answered
+
+
+def test_an_installation_it_cannot_keep_capabilities_in_still_answers(prefix, tmp_path,
+                                                                      session):
+    blocked = prefix / ".harness-capabilities.json"
+    (blocked / "in-the-way").mkdir(parents=True)  # neither readable nor replaceable as a file
+    answers, _ = converse(prefix, tmp_path, [run_request(session, ["entries", "stats"])])
+    assert "output" in answers[1]["results"]["stats"]
+    assert blocked.is_dir()
