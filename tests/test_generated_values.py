@@ -5,12 +5,17 @@ for and shows Pi's real value."""
 from __future__ import annotations
 
 import copy
+from unittest import mock
+
+from hypothesis import given
+from hypothesis import strategies as st
 
 from conformance._paths import corpus_root
 from conformance.corpus import jsonpath
 from conformance.corpus.cases import Corpus
 from conformance.corpus.goldens import read_golden
 from conformance.corpus.normalization import input_strings
+from conformance.judging import comparison
 from conformance.judging.comparison import differences, output_paths
 from conformance.judging.runner import judge
 
@@ -133,3 +138,55 @@ def test_a_recorded_golden_accepts_the_references_own_variation():
             holder[last] = renamed[group]
     known = input_strings(entries.session_bytes())
     assert judge(entries, "entries", answer, known, golden).status == "pass"
+
+
+SMALL = {"type": "message", "id": "a1b2c3d4", "parentId": None,
+         "message": {"role": "user", "timestamp": 1733234401000, "content": "hi"}}
+SMALL_VOLATILE = {"$.output.id": "id-1", "$.output.message.timestamp": "clock-1"}
+
+
+def test_a_small_object_differing_only_in_generated_values_needs_no_deepdiff(monkeypatch):
+    def no_deepdiff():
+        raise AssertionError("DeepDiff imported for generated values only")
+
+    monkeypatch.setattr(comparison, "_deepdiff", no_deepdiff)
+    answer = {**SMALL, "id": "ffff0000", "message": {**SMALL["message"], "timestamp": 1}}
+    assert differences(SMALL, answer, volatile=output_paths(SMALL_VOLATILE)) == []
+
+
+leaves = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.sampled_from([0.5, 1.0]),
+                   st.sampled_from(["a", "b", "a1b2c3d4", "2026-12-02T11:00:00.000Z"]))
+small_objects = st.recursive(leaves, lambda inner: st.dictionaries(
+    st.sampled_from(["id", "parentId", "timestamp", "role"]), inner, max_size=3),
+    max_leaves=12).filter(lambda value: isinstance(value, dict))
+
+
+def _leaf_paths(value, steps=()):
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _leaf_paths(item, (*steps, key))
+    else:
+        yield steps
+
+
+@given(expected=small_objects, answer_leaves=st.lists(leaves, min_size=12, max_size=12),
+       changed=st.lists(st.booleans(), min_size=12, max_size=12),
+       recorded=st.lists(st.booleans(), min_size=12, max_size=12), guessed=st.booleans())
+def test_the_generated_only_shortcut_finds_what_deepdiff_finds(expected, answer_leaves, changed,
+                                                               recorded, guessed):
+    """Whatever the leaves, recorded or guessed: the same differences with and without it."""
+    answer = copy.deepcopy(expected)
+    paths = list(_leaf_paths(expected))
+    for i, steps in enumerate(paths):
+        if changed[i] and steps:
+            parent = answer
+            for key in steps[:-1]:
+                parent = parent[key]
+            parent[steps[-1]] = answer_leaves[i]
+    volatile = None if guessed else output_paths({
+        jsonpath.json_path(["output", *steps]): f"g{i % 3}"
+        for i, steps in enumerate(paths) if recorded[i] and steps})
+    known = frozenset({"a"})
+    found = differences(expected, answer, known, volatile=volatile)
+    with mock.patch.object(comparison._Walk, "generated_only", lambda *args: None):
+        assert found == differences(expected, answer, known, volatile=volatile)
