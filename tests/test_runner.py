@@ -316,3 +316,42 @@ def test_a_bug_of_ours_costs_one_case_and_the_run_goes_on(corpus, fake, monkeypa
     assert beta and {(r.status, r.error_kind) for r in beta} == {("error", "harness")}
     assert "runner error: KeyError('planted')" in beta[0].message
     assert {r.status for r in results if r.case != "small.beta"} == {"pass"}
+
+
+def test_the_next_case_is_asked_while_the_last_answer_is_judged(corpus, fake, monkeypatch):
+    """Judging is ours and asking waits on the implementation: one overlaps the other, so a
+    run with one worker keeps the implementation busy instead of idle while we judge."""
+    import threading
+
+    from conformance.implementations.specs import resolve
+    from conformance.judging import runner
+    from conformance.judging.runner import Runner, RunSettings
+
+    asked: set[str] = set()
+    next_asked = threading.Event()
+    overlapped: list[bool] = []
+    real_judge = runner.judge
+
+    def slow_judge(case, stage, *args, **kwargs):
+        if case.id == "small.alpha" and not overlapped:
+            overlapped.append(next_asked.wait(timeout=10))
+        return real_judge(case, stage, *args, **kwargs)
+
+    monkeypatch.setattr(runner, "judge", slow_judge)
+    impl = resolve(fake("correct"))
+    results = []
+    with impl:
+        real_run = impl.run
+
+        def run(request, timeout):
+            asked.add(request["case"]["id"])
+            if len(asked) > 1:
+                next_asked.set()
+            return real_run(request, timeout)
+
+        impl.run = run
+        Runner(corpus, RunSettings(timeout=10)).run([impl], corpus.cases, Selection(),
+                                                     results.append)
+    assert overlapped == [True]
+    assert len(results) == 4 * len(DEFAULT_STAGES)
+    assert {r.status for r in results} == {"pass"}

@@ -89,6 +89,11 @@ class RunSettings:
 
 
 Planned = tuple[Case, list[str], list[StageResult]]
+# A case's verdicts, worked out on the judging thread from what its worker obtained.
+Verdicts = Callable[[], list[StageResult]]
+# What a worker hands the judging thread: a case, its asked stages, its skipped results and
+# the verdicts of the asked ones (None: nothing was asked).
+_Judged = tuple[Case, list[str], list[StageResult], Verdicts | None]
 _ABSENT = object()
 
 
@@ -195,6 +200,20 @@ def reclassify(case: Case, expected_kind: ExpectedKind, actual_kind: ActualKind,
         return "as-documented", ("Pi throws on input its docs call valid, and this answer "
                                  "follows the docs: " + message)
     return "fail", message
+
+
+def runner_errors(case: Case, ask: list[str], exc: Exception) -> list[StageResult]:
+    """The results of a case whose judging hit a bug of ours: that case's stages only."""
+    return [StageResult(case.id, stage, "error", f"runner error: {exc!r}",
+                        outcome=case.outcome, error_kind="harness") for stage in ask]
+
+
+def guarded(case: Case, ask: list[str], verdicts: Verdicts) -> list[StageResult]:
+    """``verdicts()``, where a bug of ours costs this case's stages, never the run."""
+    try:
+        return verdicts()
+    except Exception as exc:
+        return runner_errors(case, ask, exc)
 
 
 def missing_inputs(case: Case, stage: str) -> list[str]:
@@ -307,12 +326,19 @@ class Runner:
                 if not stop.is_set():  # after an interruption, the report is being closed
                     emit(result)
 
+        # Workers ask and one thread judges, so an implementation answers the next case while
+        # the last answer is judged. Bounded: a worker waits rather than hold many answers.
+        judging: queue.Queue[_Judged | None] = queue.Queue(maxsize=2 * len(implementations))
+        judge_failures: list[BaseException] = []
+        judge_thread = threading.Thread(target=self._judge_worker,
+                                        args=(judging, locked_emit, judge_failures), daemon=True)
         budget = _RestartBudget(self.settings.max_restarts)
         scratch = Path(tempfile.mkdtemp(prefix="pi-conformance-run-"))
         try:
+            judge_thread.start()
             workers = [
                 threading.Thread(target=self._worker,
-                                 args=(impl, work, locked_emit, scratch, budget, stop),
+                                 args=(impl, work, judging, scratch, budget, stop),
                                  daemon=True)
                 for impl in implementations
             ]
@@ -333,6 +359,10 @@ class Runner:
                 for worker in workers:
                     worker.join(timeout=5)
                 raise
+            judging.put(None)
+            judge_thread.join()
+            if judge_failures:  # emitting failed (the report could not be written)
+                raise judge_failures[0]
             # Whatever no worker could run (all gave up) is reported, never dropped.
             reason = f"not run: {self.abandoned or 'no worker left'}"
             for left in (work, isolated):
@@ -348,26 +378,24 @@ class Runner:
             shutil.rmtree(scratch, ignore_errors=True)
 
     def _worker(self, impl: Implementation, work: queue.Queue[tuple[int, Planned]],
-                emit: Callable[[StageResult], None], scratch: Path,
+                judging: queue.Queue[_Judged | None], scratch: Path,
                 budget: _RestartBudget, stop: threading.Event) -> None:
         while not stop.is_set():
             try:
                 seq, (case, ask, skipped) = work.get_nowait()
             except queue.Empty:
                 return
-            for result in skipped:
-                emit(result)
             if not ask:
+                judging.put((case, ask, skipped, None))
                 continue
             # A failed process is restarted when it has a case to run, not after the last one
             # (and still when the next run of this runner, as smoke does, brings one).
             pending = self.pending_restarts.pop(id(impl), None)
             if pending is not None and not self._restart(impl, budget, *pending):
-                work.put((seq, (case, ask, [])))  # reported as not run by ``run``
+                work.put((seq, (case, ask, skipped)))  # reported as not run by ``run``
                 return
-            results, failure = self._case_results(impl, seq, case, ask, scratch)
-            for result in results:
-                emit(result)
+            verdicts, failure = self._case_results(impl, seq, case, ask, scratch)
+            judging.put((case, ask, skipped, verdicts))
             if failure is not None and impl.persistent:
                 self.pending_restarts[id(impl)] = (failure,
                                                    case.outcome == "reference-misbehaves")
@@ -384,22 +412,40 @@ class Runner:
                 return
             for result in skipped:
                 emit(result)
-            results, _ = self._case_results(impl, seq, case, ask, scratch,
-                                            another_follows=not work.empty())
-            for result in results:
+            verdicts, _ = self._case_results(impl, seq, case, ask, scratch,
+                                             another_follows=not work.empty())
+            for result in guarded(case, ask, verdicts):  # info whatever the answer: cheap
                 emit(result)
+
+    @staticmethod
+    def _judge_worker(judging: queue.Queue[_Judged | None],
+                      emit: Callable[[StageResult], None],
+                      failures: list[BaseException]) -> None:
+        """Judge and emit what the workers obtained, in the order they obtained it. Once
+        emitting has failed, it still drains the queue, so that no worker waits forever."""
+        while (item := judging.get()) is not None:
+            case, ask, skipped, verdicts = item
+            if failures:
+                continue
+            try:
+                for result in skipped:
+                    emit(result)
+                if verdicts is not None:
+                    for result in guarded(case, ask, verdicts):
+                        emit(result)
+            except BaseException as exc:
+                failures.append(exc)
 
     def _case_results(self, impl: Implementation, seq: int, case: Case, ask: list[str],
                       scratch: Path, *, another_follows: bool = True
-                      ) -> tuple[list[StageResult], str | None]:
+                      ) -> tuple[Verdicts, str | None]:
         """``_run_case``, where a bug of ours costs this case's stages, never the run."""
         try:
             return self._run_case(impl, seq, case, ask, scratch,
                                   another_follows=another_follows)
         except Exception as exc:
-            return [StageResult(case.id, stage, "error", f"runner error: {exc!r}",
-                                outcome=case.outcome, error_kind="harness")
-                    for stage in ask], None
+            errors = runner_errors(case, ask, exc)
+            return lambda: errors, None
 
     def _restart(self, impl: Implementation, budget: _RestartBudget, failure: str,
                  expected: bool) -> bool:
@@ -417,8 +463,9 @@ class Runner:
 
     def _run_case(self, impl: Implementation, seq: int, case: Case, ask: list[str],
                   scratch: Path, *, another_follows: bool = True
-                  ) -> tuple[list[StageResult], str | None]:
-        """One case's results, and a description of the failure when a restart is needed."""
+                  ) -> tuple[Verdicts, str | None]:
+        """Ask one case; its verdicts (judged later, on the judging thread) and a
+        description of the failure when a restart is needed."""
         session = case.session_bytes()
         copy = scratch / f"{seq}-session.jsonl"
         copy.write_bytes(session)
@@ -445,11 +492,12 @@ class Runner:
         timeout = min(self.settings.timeout, MISBEHAVING_TIMEOUT) if misbehaving \
             else self.settings.timeout
 
-        def errors(message: str, kind: ErrorKind) -> list[StageResult]:
+        def errors(message: str, kind: ErrorKind) -> Verdicts:
             share = (time.perf_counter() - started) / len(ask)
             status: Status = "info" if misbehaving else "error"
-            return [StageResult(case.id, stage, status, message, outcome=case.outcome,
-                                duration=share, error_kind=kind) for stage in ask]
+            results = [StageResult(case.id, stage, status, message, outcome=case.outcome,
+                                   duration=share, error_kind=kind) for stage in ask]
+            return lambda: results
 
         isolated = misbehaving and impl.isolates_misbehaving
         try:
@@ -475,18 +523,23 @@ class Runner:
             return errors(str(exc), "protocol"), str(exc)
         except RunFailed as exc:
             return errors(str(exc), "implementation"), None
-        known = input_strings(session)
-        judged = []
-        for stage in ask:
-            golden = self.goldens.get((case.id, stage))
-            try:
-                result = judge(case, stage, results[stage], known, golden,
-                               impl.hello.fields.get(stage, ()))
-            except ConformanceError as exc:
-                result = StageResult(case.id, stage, "error", str(exc), outcome=case.outcome,
-                                     error_kind="harness")
-            except Exception as exc:  # a bug of ours costs this stage, not the others
-                result = StageResult(case.id, stage, "error", f"runner error: {exc!r}",
-                                     outcome=case.outcome, error_kind="harness")
-            judged.append(replace(result, duration=elapsed / len(ask)))
-        return judged, None
+        fields = impl.hello.fields  # as claimed now: a restart may bring another hello
+
+        def verdicts() -> list[StageResult]:
+            known = input_strings(session)
+            judged = []
+            for stage in ask:
+                golden = self.goldens.get((case.id, stage))
+                try:
+                    result = judge(case, stage, results[stage], known, golden,
+                                   fields.get(stage, ()))
+                except ConformanceError as exc:
+                    result = StageResult(case.id, stage, "error", str(exc),
+                                         outcome=case.outcome, error_kind="harness")
+                except Exception as exc:  # a bug of ours costs this stage, not the others
+                    result = StageResult(case.id, stage, "error", f"runner error: {exc!r}",
+                                         outcome=case.outcome, error_kind="harness")
+                judged.append(replace(result, duration=elapsed / len(ask)))
+            return judged
+
+        return verdicts, None
