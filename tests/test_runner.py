@@ -355,3 +355,20 @@ def test_the_next_case_is_asked_while_the_last_answer_is_judged(corpus, fake, mo
     assert overlapped == [True]
     assert len(results) == 4 * len(DEFAULT_STAGES)
     assert {r.status for r in results} == {"pass"}
+
+
+def test_a_failure_to_emit_ends_the_run_with_that_error_and_no_worker_waits(corpus, fake):
+    from conformance.implementations.specs import resolve
+    from conformance.judging.runner import Runner, RunSettings
+
+    emitted = []
+
+    def emit(result):
+        if len(emitted) == 3:
+            raise OSError("no space left on device")
+        emitted.append(result)
+
+    impl = resolve(fake("correct"))
+    with impl, pytest.raises(OSError, match="no space left"):
+        Runner(corpus, RunSettings(timeout=10)).run([impl], corpus.cases, Selection(), emit)
+    assert len(emitted) == 3
