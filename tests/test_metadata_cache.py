@@ -97,7 +97,7 @@ def test_a_changed_schema_or_runner_version_empties_the_cache(corpus_dir, parsed
     _ = Corpus(corpus_dir).cases
     assert parsed != []
     parsed.clear()
-    monkeypatch.setattr(metadata_cache.MetadataCache, "_schema_digest",
+    monkeypatch.setattr(metadata_cache.MetadataCache, "_stamp_digest",
                         staticmethod(lambda: "another schema"))
     _ = Corpus(corpus_dir).cases
     assert parsed != []

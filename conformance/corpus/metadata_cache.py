@@ -54,15 +54,19 @@ class MetadataCache:
     """The valid metadata of a corpus's case files, by path (relative to the corpus root) and
     content digest. ``get`` and ``put`` during a load, ``save`` after it."""
 
+    kind = "case-metadata"  # the cache's directory
+
     def __init__(self, root: Path) -> None:
         key = hashlib.sha256(str(root).encode()).hexdigest()[:16]
-        self.path = cache_root() / "case-metadata" / f"{key}.json"
-        self.stamp = [_FORMAT, __version__, self._schema_digest()]
+        self.path = cache_root() / self.kind / f"{key}.json"
+        self.stamp = [_FORMAT, __version__, self._stamp_digest()]
         self.entries = self._load()
         self.seen: dict[str, list[Any]] = {}
 
     @staticmethod
-    def _schema_digest() -> str:
+    def _stamp_digest() -> str:
+        """The digest of what decides validity besides the file (the case schema); empty
+        when it cannot be read, and then the cache is not used."""
         try:
             return digest((SCHEMA_DIR / "case.schema.json").read_bytes())
         except OSError:

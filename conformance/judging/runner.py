@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from conformance.corpus.cases import Case, Corpus
-from conformance.corpus.goldens import Golden, read_golden, read_goldens
+from conformance.corpus.goldens import Golden, Goldens, read_golden
 from conformance.corpus.normalization import input_strings
 from conformance.corpus.stages import api_of, inputs_of
 from conformance.errors import (
@@ -249,7 +249,7 @@ class Runner:
     def __init__(self, corpus: Corpus, settings: RunSettings | None = None):
         self.corpus = corpus
         self.settings = settings or RunSettings()
-        self.goldens: dict[tuple[str, str], Golden] = {}
+        self.goldens = Goldens()
         self.restarts = 0
         self.abandoned: str | None = None
         # Implementations (by id) whose last case failed: restarted before their next case.
@@ -289,8 +289,7 @@ class Runner:
         missing or broken one is a CorpusError."""
         wanted = {(case.id, stage): (case, stage) for case, ask, _ in planned for stage in
                   [*ask, *(s for asked in ask if asked in fed for s in inputs_of(asked))]}
-        self.goldens.update(read_goldens(
-            pair for key, pair in wanted.items() if key not in self.goldens))
+        self.goldens.check(wanted.values(), self.corpus.root)
 
     def inputs(self, case: Case, ask: list[str], fed: frozenset[str]) -> dict[str, Any]:
         """The run request's ``inputs``: the golden result of every stage that feeds an asked

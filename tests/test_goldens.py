@@ -1,0 +1,97 @@
+"""The goldens a run needs (corpus/goldens.py): every one checked before the run, parsed only
+when its exact bytes were not checked before, and the same Golden either way."""
+
+from __future__ import annotations
+
+import pytest
+
+from conformance.corpus import goldens as goldens_module
+from conformance.corpus.cases import Corpus
+from conformance.corpus.goldens import Goldens, read_golden
+from conformance.errors import CorpusError
+
+
+@pytest.fixture(autouse=True)
+def own_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("PI_CONFORMANCE_CACHE", str(tmp_path / "cache"))
+
+
+@pytest.fixture
+def parsed(monkeypatch) -> list[tuple[str, str]]:
+    """The golden files parsed from now on, as (case directory, stage)."""
+    seen: list[tuple[str, str]] = []
+    original = goldens_module.parse_golden
+
+    def counting(raw, path, stage):
+        seen.append((path.parent.parent.name, stage))
+        return original(raw, path, stage)
+
+    monkeypatch.setattr(goldens_module, "parse_golden", counting)
+    return seen
+
+
+def wanted(corpus: Corpus) -> list:
+    return [(case, stage) for case in corpus.cases for stage in case.stages]
+
+
+def checked(corpus: Corpus, pairs=None) -> Goldens:
+    goldens = Goldens()
+    goldens.check(wanted(corpus) if pairs is None else pairs, corpus.root)
+    return goldens
+
+
+def test_goldens_checked_before_are_read_not_parsed_and_judge_the_same(corpus, parsed):
+    cold = checked(corpus)
+    assert len(parsed) == len(wanted(corpus))
+    parsed.clear()
+    warm = checked(corpus)
+    assert parsed == []
+    for case, stage in wanted(corpus):
+        assert warm[(case.id, stage)] == cold[(case.id, stage)] == read_golden(case, stage)
+
+
+def test_a_golden_changed_after_its_check_is_checked_again(corpus, parsed):
+    checked(corpus)
+    case = corpus.cases[0]
+    path = case.expected_path("context")
+    path.write_text(path.read_text().replace('"stage"', '"stage" ', 1))  # same JSON
+    parsed.clear()
+    checked(corpus)
+    assert parsed == [(case.directory.name, "context")]
+
+
+def test_a_golden_broken_after_its_check_is_a_corpus_error_naming_it(corpus):
+    checked(corpus)
+    path = corpus.cases[1].expected_path("branch")
+    path.write_text(path.read_text()[:40])
+    with pytest.raises(CorpusError) as caught:
+        checked(corpus)
+    assert caught.value.path == path
+    assert "not valid JSON" in caught.value.describe()
+
+
+def test_a_missing_golden_says_what_to_run(corpus):
+    case = corpus.cases[2]
+    case.expected_path("stats").unlink()
+    with pytest.raises(CorpusError, match="missing golden for stage stats; run: "
+                                          f"pi-conformance corpus regenerate {case.id}"):
+        checked(corpus)
+
+
+def test_a_run_of_one_case_keeps_what_the_others_checked(corpus, parsed):
+    checked(corpus)
+    one = corpus.cases[0]
+    checked(corpus, [(one, stage) for stage in one.stages])
+    parsed.clear()
+    checked(corpus)
+    assert parsed == []
+
+
+def test_changed_checks_or_runner_version_check_everything_again(corpus, parsed,
+                                                                 monkeypatch):
+    checked(corpus)
+    parsed.clear()
+    monkeypatch.setattr(goldens_module.GoldenChecks, "_stamp_digest",
+                        staticmethod(lambda: "other checks"))
+    checked(corpus)
+    assert len(parsed) == len(wanted(corpus))
