@@ -5,10 +5,10 @@
 // This file only wires Pi's own exported functions to the protocol. It computes nothing
 // itself: every stage output is what Pi returns, serialised with JSON.stringify like Pi does on
 // disk. It claims a stage only when the release really has the function that answers it
-// (detected at start, never assumed from a version number), and one harness serves every
-// release, so a difference between releases is Pi's, not ours. It never touches the file it is
-// given: every session is copied into a private temporary directory first, because Pi
-// migrates, rewrites and appends on open.
+// (detected by loading the release once, the answer kept beside it; never assumed from a
+// version number), and one harness serves every release, so a difference between releases
+// is Pi's, not ours. It never touches the file it is given: every session is copied into a
+// private temporary directory first, because Pi migrates, rewrites and appends on open.
 //
 // Usage: node harness.mjs <prefix> <scope> [name]   (the npm prefix holding Pi; its npm scope,
 // e.g. @earendil-works; the name to give in hello, by default the coding agent's package name)
