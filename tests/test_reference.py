@@ -167,3 +167,17 @@ def test_a_reference_process_killed_on_a_hang_leaves_no_scratch_behind(tmp_path)
             impl.run_isolated(request, 0.5, another_follows=False)
         assert homes and list((homes[0] / "tmp").glob("pi-conformance-ref-*"))  # killed
     assert not any(home.exists() for home in homes)
+
+
+def test_sandbox_homes_never_torn_down_are_removed_when_the_process_exits(tmp_path):
+    import subprocess
+    import sys
+
+    script = ("from conformance.implementations import reference as ref\n"
+              "setup, teardown = ref.sandbox_homes()\n"
+              "print(setup()['HOME'])\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          check=True, timeout=60)
+    home = Path(done.stdout.strip())
+    assert home.name.startswith("pi-conformance-home-")
+    assert not home.exists()

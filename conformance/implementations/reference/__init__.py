@@ -8,6 +8,7 @@ protocol by calling Pi's own functions.
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import json
 import os
@@ -133,9 +134,12 @@ def sandbox_homes(variation: Mapping[str, str] | None = None
                 **(variation or {})}
 
     def teardown() -> None:
-        for home in homes:
-            shutil.rmtree(home, ignore_errors=True)
+        while homes:
+            shutil.rmtree(homes.pop(), ignore_errors=True)
 
+    # Also at exit, for a process that never closed its implementation: tests that end
+    # without teardown left an empty home behind each time.
+    atexit.register(teardown)
     return setup, teardown
 
 
