@@ -8,6 +8,7 @@ implementation does not claim are ``skip``, never ``fail``.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import queue
 import shutil
@@ -357,6 +358,9 @@ class Runner:
                     impl.abort()
                 for worker in workers:
                     worker.join(timeout=5)
+                with contextlib.suppress(queue.Full):  # the judge, draining, ends too
+                    judging.put(None, timeout=5)
+                judge_thread.join(timeout=5)
                 raise
             judging.put(None)
             judge_thread.join()
