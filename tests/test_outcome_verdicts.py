@@ -24,8 +24,7 @@ def case(outcome: str, **extra: Any) -> Case:
 
 
 def verdict(outcome: str, golden: dict, answer: dict, **extra: Any):
-    return judge(case(outcome, **extra), "context", answer, frozenset(),
-                 Golden("context", golden, {}))
+    return judge(case(outcome, **extra), "context", answer, Golden("context", golden, {}))
 
 
 CONTRADICTS = {"discrepancy": "branch-summary-empty-dropped", "reason": "r"}

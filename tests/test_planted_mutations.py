@@ -15,7 +15,6 @@ import pytest
 from conformance._paths import corpus_root
 from conformance.corpus.cases import Corpus
 from conformance.corpus.goldens import Golden, read_golden
-from conformance.corpus.normalization import input_strings
 from conformance.judging.runner import judge
 from conformance.judging.verdicts import StageResult
 
@@ -34,7 +33,7 @@ def judged(case_id: str, stage: str, mutate: Any) -> StageResult:
     answer = copy.deepcopy(golden.result)
     mutate(answer["output"])
     case = CASES[case_id]
-    return judge(case, stage, answer, input_strings(case.session_bytes()), golden)
+    return judge(case, stage, answer, golden)
 
 
 def test_the_unmutated_copies_pass():

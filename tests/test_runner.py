@@ -191,10 +191,10 @@ def test_a_runner_bug_in_one_stage_is_a_harness_error_and_loses_nothing(corpus, 
 
     real = runner_module.differences
 
-    def broken(expected, actual, known, **options):
+    def broken(expected, actual, **options):
         if isinstance(expected, dict) and "leafId" in expected:  # the branch stage
             raise RuntimeError("boom")
-        return real(expected, actual, known, **options)
+        return real(expected, actual, **options)
 
     monkeypatch.setattr(runner_module, "differences", broken)
     outcome = run_spec(corpus, fake("correct"))

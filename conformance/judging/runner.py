@@ -22,7 +22,6 @@ from typing import Any, cast
 
 from conformance.corpus.cases import Case, Corpus
 from conformance.corpus.goldens import Golden, Goldens, read_golden
-from conformance.corpus.normalization import input_strings
 from conformance.corpus.stages import api_of, inputs_of
 from conformance.errors import (
     ConformanceError,
@@ -123,8 +122,8 @@ def pending_messages(output: Any) -> list[int]:
             and m.get("role") == "assistant" and m.get("stopReason") == "pending"]
 
 
-def judge(case: Case, stage: str, answer: dict[str, Any], known: frozenset[str],
-          golden: Golden | None = None, fields: tuple[str, ...] = ()) -> StageResult:
+def judge(case: Case, stage: str, answer: dict[str, Any], golden: Golden | None = None,
+          fields: tuple[str, ...] = ()) -> StageResult:
     """One stage's verdict: the implementation's result (checked by protocol.check_run_answer)
     against the golden.
 
@@ -164,8 +163,7 @@ def judge(case: Case, stage: str, answer: dict[str, Any], known: frozenset[str],
         expected = golden.result["output"]
         if fields:
             expected = project_fields(expected, fields)
-        found = differences(expected, answer["output"], known,
-                            volatile=output_paths(golden.volatile))
+        found = differences(expected, answer["output"], volatile=output_paths(golden.volatile))
         if found:
             status = "fail"
             message = f"{len(found)} difference(s)"
@@ -529,13 +527,11 @@ class Runner:
         fields = impl.hello.fields  # as claimed now: a restart may bring another hello
 
         def verdicts() -> list[StageResult]:
-            known = input_strings(session)
             judged = []
             for stage in ask:
                 golden = self.goldens.get((case.id, stage))
                 try:
-                    result = judge(case, stage, results[stage], known, golden,
-                                   fields.get(stage, ()))
+                    result = judge(case, stage, results[stage], golden, fields.get(stage, ()))
                 except ConformanceError as exc:
                     result = StageResult(case.id, stage, "error", str(exc),
                                          outcome=case.outcome, error_kind="harness")
