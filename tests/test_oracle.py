@@ -15,6 +15,7 @@ from click.testing import CliRunner
 from conformance.cli.main import main
 from conformance.corpus.cases import Corpus
 from conformance.corpus.shards import Shard, shard_of
+from conformance.implementations.process import Timeout
 from conformance.jsonio import jsonl_lines
 from conformance.maintenance.anonymize import ENUM_KEYS, anonymize
 from conformance.reporting.stream import read_report
@@ -216,7 +217,46 @@ def test_compared_files_get_stable_distinct_keys_and_valid_case_ids(tmp_path):
     assert all(re.match(r"^compare\.[a-z0-9]+(-[a-z0-9]+)*$", f.case_id) for f in both)
 
 
-# -- with the reference ----------------------------------------------------------------------
+class HangingPi:
+    """Answers entries, hangs on branch (a real process would be killed by the failed run);
+    records what it is asked to do, restarts included."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple[str, ...]] = []
+
+    def run(self, request: dict, timeout: float) -> dict:
+        self.events.append(("run", *request["stages"]))
+        if "branch" in request["stages"]:
+            raise Timeout(f"no answer within {timeout:g}s")
+        return {"seq": request["seq"],
+                "results": {stage: {"output": {"entries": []}} for stage in request["stages"]}}
+
+    def restart(self) -> None:
+        self.events.append(("restart",))
+
+    def close(self) -> None:
+        self.events.append(("close",))
+
+
+def test_after_a_hang_pi_is_restarted_before_the_next_question_not_after_the_last(tmp_path):
+    from conformance.maintenance.oracle import ReferenceOracle
+
+    session = tmp_path / "s.jsonl"
+    session.write_text('{"type":"session","version":3,"id":"s"}\n')
+    pi = HangingPi()
+    oracle = ReferenceOracle(impl=pi, stage_timeout=0.5)  # type: ignore[arg-type]
+    oracle.stages = ["entries", "branch"]
+    try:
+        first = oracle.answer(session)
+        after_first = list(pi.events)
+        second = oracle.answer(session)
+    finally:
+        oracle.close()
+    assert first.kinds() == second.kinds() == {"entries": "output", "branch": "misbehaved"}
+    each_file = [("run", "entries", "branch"), ("restart",), ("run", "entries"),
+                 ("run", "branch")]
+    assert after_first == each_file, "no restart after the last question"
+    assert pi.events == [*each_file, ("restart",), *each_file, ("close",)]
 
 @pytest.mark.reference
 def test_reference_run_answers_every_stage_and_reports_rejections(tmp_path):
