@@ -336,8 +336,9 @@ def test_compare_finds_shrinks_and_promotes_an_anonymized_planted_bug(tmp_path, 
     shrunk = (found[0] / "session.jsonl").read_bytes()
     assert triggers(shrunk) and shrunk.count(b"\n") <= 3, shrunk.decode()
 
-    corpus_dir = tmp_path / "corpus"
-    shutil.copytree(REPO / "corpus", corpus_dir)
+    corpus_dir = tmp_path / "corpus"  # the corpus without its cases: the promoted one only
+    shutil.copytree(REPO / "corpus", corpus_dir, ignore=lambda folder, names: names
+                    if Path(folder) == REPO / "corpus" / "cases" else [])
     promoted = CliRunner().invoke(main, ["corpus", "promote", "--anonymize", str(found[0]),
                                          "--id", "compare.planted", "--corpus",
                                          str(corpus_dir)])
