@@ -6,6 +6,7 @@ from __future__ import annotations
 import fcntl
 import os
 import pty
+import shlex
 import struct
 import subprocess
 import sys
@@ -160,3 +161,16 @@ def test_a_closed_pipe_ends_the_fast_page_as_it_ends_clicks(scripts):
             os.close(write)
     fast, reference = results
     assert (fast.returncode, fast.stderr) == (reference.returncode, reference.stderr) == (1, b"")
+
+
+@pytest.mark.parametrize(("arguments", "closed"), [(["--help"], "1"), ([], "2")])
+def test_with_its_stream_closed_the_fast_page_exits_as_clicks_does(scripts, arguments, closed):
+    answers = []
+    for label in ("installed", "click"):
+        command = shlex.join([sys.executable, str(scripts[label]), *arguments])
+        answers.append(subprocess.run(["sh", "-c", f"exec {closed}>&-; exec {command}"],
+                                      capture_output=True, env=environment("80"), check=False))
+    fast, reference = answers
+    assert (fast.returncode, fast.stdout, fast.stderr) == \
+        (reference.returncode, reference.stdout, reference.stderr)
+    assert fast.returncode == (0 if arguments else 2)

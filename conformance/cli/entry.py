@@ -29,8 +29,9 @@ def main() -> None:
             and completion_variable(prog) not in os.environ):
         stream = sys.stdout if arguments else sys.stderr
         try:
-            stream.write(top_level_help(prog, help_width()))
-            stream.flush()
+            if stream is not None:  # None when the descriptor is closed: click writes nothing
+                stream.write(top_level_help(prog, help_width()))
+                stream.flush()
         except BrokenPipeError:  # as click: exit 1, and no second error at exit's flush
             os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
             sys.exit(1)
