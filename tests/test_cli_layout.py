@@ -125,7 +125,7 @@ def test_help_works_without_importing_them_either():
 
 
 def test_help_imports_no_command_module():
-    """The listing comes from main.SECTIONS: --help imports click and the group, nothing else
+    """The listing comes from listing.SECTIONS: --help imports click and the group, nothing else
     of ours (a command's module is imported when that command is looked up)."""
     probe = ("import sys; from conformance.cli.main import main\n"
              "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
@@ -133,7 +133,8 @@ def test_help_imports_no_command_module():
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                          check=True).stdout
     assert out.splitlines()[-1].split() == ["conformance", "conformance.cli",
-                                            "conformance.cli.lazy", "conformance.cli.main"]
+                                            "conformance.cli.lazy", "conformance.cli.listing",
+                                            "conformance.cli.main"]
 
 
 def test_looking_a_command_up_imports_its_module_only():

@@ -15,6 +15,7 @@ from click.testing import CliRunner
 from conformance.cli.main import main
 from conformance.corpus.cases import Corpus
 from conformance.corpus.shards import Shard, shard_of
+from conformance.implementations.process import Timeout
 from conformance.jsonio import jsonl_lines
 from conformance.maintenance.anonymize import ENUM_KEYS, anonymize
 from conformance.reporting.stream import read_report
@@ -40,30 +41,42 @@ def triggers(session: bytes) -> bool:
     return False
 
 
-def generated_sessions(directory: Path, count: int, with_bug: int) -> list[Path]:
-    """``count`` sessions from the public strategies, ``with_bug`` of them with reasoning
-    tokens (what the planted bug of stats_impl:buggy counts twice)."""
+@pytest.fixture(scope="module")
+def session_pool() -> list[bytes]:
+    """Six sessions from the public strategies, two of them with reasoning tokens (what the
+    planted bug of stats_impl:buggy counts twice): drawn once for the tests that need some,
+    since drawing them takes seconds."""
     import strategies as pis
 
     strategy = pis.sessions(min_entries=6, max_entries=20)
-    written: list[Path] = []
+    pool: list[bytes] = []
     triggering = 0
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for _ in range(500):
-            if len(written) == count:
+            if len(pool) == 6:
                 break
             session = strategy.example().to_jsonl()
             shows = triggers(session)
-            full = triggering >= with_bug if shows \
-                else len(written) - triggering >= count - with_bug
-            if full:
+            if (triggering >= 2) if shows else (len(pool) - triggering >= 4):
                 continue
             triggering += shows
-            path = directory / f"project-{len(written)}" / f"{len(written):04d}.jsonl"
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(session)
-            written.append(path)
+            pool.append(session)
+    assert len(pool) == 6
+    return pool
+
+
+def generated_sessions(directory: Path, pool: list[bytes], count: int) -> list[Path]:
+    """``count`` sessions of the pool in ``directory``, both of its triggering ones among
+    them."""
+    chosen = [s for s in pool if triggers(s)]
+    chosen += [s for s in pool if not triggers(s)][:count - len(chosen)]
+    written: list[Path] = []
+    for session in chosen:
+        path = directory / f"project-{len(written)}" / f"{len(written):04d}.jsonl"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(session)
+        written.append(path)
     assert len(written) == count
     return written
 
@@ -216,7 +229,46 @@ def test_compared_files_get_stable_distinct_keys_and_valid_case_ids(tmp_path):
     assert all(re.match(r"^compare\.[a-z0-9]+(-[a-z0-9]+)*$", f.case_id) for f in both)
 
 
-# -- with the reference ----------------------------------------------------------------------
+class HangingPi:
+    """Answers entries, hangs on branch (a real process would be killed by the failed run);
+    records what it is asked to do, restarts included."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple[str, ...]] = []
+
+    def run(self, request: dict, timeout: float) -> dict:
+        self.events.append(("run", *request["stages"]))
+        if "branch" in request["stages"]:
+            raise Timeout(f"no answer within {timeout:g}s")
+        return {"seq": request["seq"],
+                "results": {stage: {"output": {"entries": []}} for stage in request["stages"]}}
+
+    def restart(self) -> None:
+        self.events.append(("restart",))
+
+    def close(self) -> None:
+        self.events.append(("close",))
+
+
+def test_after_a_hang_pi_is_restarted_before_the_next_question_not_after_the_last(tmp_path):
+    from conformance.maintenance.oracle import ReferenceOracle
+
+    session = tmp_path / "s.jsonl"
+    session.write_text('{"type":"session","version":3,"id":"s"}\n')
+    pi = HangingPi()
+    oracle = ReferenceOracle(impl=pi, stage_timeout=0.5)  # type: ignore[arg-type]
+    oracle.stages = ["entries", "branch"]
+    try:
+        first = oracle.answer(session)
+        after_first = list(pi.events)
+        second = oracle.answer(session)
+    finally:
+        oracle.close()
+    assert first.kinds() == second.kinds() == {"entries": "output", "branch": "misbehaved"}
+    each_file = [("run", "entries", "branch"), ("restart",), ("run", "entries"),
+                 ("run", "branch")]
+    assert after_first == each_file, "no restart after the last question"
+    assert pi.events == [*each_file, ("restart",), *each_file, ("close",)]
 
 @pytest.mark.reference
 def test_reference_run_answers_every_stage_and_reports_rejections(tmp_path):
@@ -258,11 +310,12 @@ def test_reference_run_reports_a_hang_per_stage():
 
 @pytest.mark.reference
 @pytest.mark.slow
-def test_compare_finds_shrinks_and_promotes_an_anonymized_planted_bug(tmp_path, monkeypatch):
+def test_compare_finds_shrinks_and_promotes_an_anonymized_planted_bug(tmp_path, monkeypatch,
+                                                                     session_pool):
     monkeypatch.syspath_prepend(str(FAKES))
     monkeypatch.chdir(FAKES)  # python:stats_impl:buggy is found from here
     sessions = tmp_path / "sessions"
-    files = generated_sessions(sessions, count=5, with_bug=2)
+    files = generated_sessions(sessions, session_pool, count=5)
     untouched = {path: path.read_bytes() for path in files}
     candidates, report = tmp_path / "candidates", tmp_path / "compare.jsonl"
     junit = tmp_path / "compare.xml"
@@ -283,8 +336,9 @@ def test_compare_finds_shrinks_and_promotes_an_anonymized_planted_bug(tmp_path, 
     shrunk = (found[0] / "session.jsonl").read_bytes()
     assert triggers(shrunk) and shrunk.count(b"\n") <= 3, shrunk.decode()
 
-    corpus_dir = tmp_path / "corpus"
-    shutil.copytree(REPO / "corpus", corpus_dir)
+    corpus_dir = tmp_path / "corpus"  # the corpus without its cases: the promoted one only
+    shutil.copytree(REPO / "corpus", corpus_dir, ignore=lambda folder, names: names
+                    if Path(folder) == REPO / "corpus" / "cases" else [])
     promoted = CliRunner().invoke(main, ["corpus", "promote", "--anonymize", str(found[0]),
                                          "--id", "compare.planted", "--corpus",
                                          str(corpus_dir)])
@@ -334,15 +388,17 @@ def test_merging_the_shards_of_a_reference_run_gives_the_unsharded_results(tmp_p
 @pytest.mark.reference
 @pytest.mark.slow
 def test_compare_shards_split_the_files_and_merge_into_the_unsharded_report(tmp_path,
-                                                                          monkeypatch):
+                                                                          monkeypatch,
+                                                                          session_pool):
     monkeypatch.syspath_prepend(str(FAKES))
     monkeypatch.chdir(FAKES)
     sessions = tmp_path / "sessions"
-    generated_sessions(sessions, count=6, with_bug=2)
+    generated_sessions(sessions, session_pool, count=6)
     runner = CliRunner()
     common = ["compare", "--impl", "python:stats_impl:buggy", str(sessions), "--format", "json"]
     whole = tmp_path / "whole.jsonl"
-    assert runner.invoke(main, [*common, "--report", str(whole)]).exit_code == 1
+    unsharded = runner.invoke(main, [*common, "--report", str(whole)])
+    assert unsharded.exit_code == 1
     shards = [tmp_path / f"shard-{k}.jsonl" for k in (1, 2)]
     for k, path in enumerate(shards, start=1):
         done = runner.invoke(main, [*common, "--shard", f"{k}/2", "--report", str(path)])
@@ -355,7 +411,7 @@ def test_compare_shards_split_the_files_and_merge_into_the_unsharded_report(tmp_
                                 str(merged)]).exit_code == 1
     assert [(r.case, r.stage, r.status) for r in read_report(merged).results] == \
         [(r.case, r.stage, r.status) for r in read_report(whole).sorted_results()]
-    assert "1 root cause(s)" in runner.invoke(main, common).stderr
+    assert "1 root cause(s)" in unsharded.stderr
     known = tmp_path / "known.toml"
     assert runner.invoke(main, ["baseline", "--write", str(whole), "-o",
                                 str(known)]).exit_code == 0

@@ -4,9 +4,10 @@ Exit codes: 0 success; 1 the run or check found failures, errors or stale golden
 command could not do its job (bad input, missing reference, bad implementation spec).
 
 This module imports click and no command: each command's module is imported when the command
-is looked up (cli/lazy.py), and the listing of ``--help`` comes from the table below, whose
-short help a test keeps equal to each command's own. So ``--help`` is instant, and a command
-imports only what it needs.
+is looked up (cli/lazy.py), and the listing of ``--help`` comes from cli/listing.py's table,
+whose short help a test keeps equal to each command's own. So a command imports only what it
+needs. The installed command starts in cli/entry.py, which writes the top-level help from the
+same table without importing click at all, and hands every other command line to ``main``.
 """
 
 from __future__ import annotations
@@ -15,41 +16,8 @@ import click
 
 from conformance import __version__
 from conformance.cli.lazy import LazyCommand, LazyCommands
+from conformance.cli.listing import DESCRIPTION, SECTIONS
 
-# The listing of --help: heading, then (name, where the command is, its help's first
-# sentence). tests/test_cli_layout.py checks each against the command it names.
-SECTIONS: dict[str, list[tuple[str, str, str]]] = {
-    "Score an implementation": [
-        ("run", "conformance.cli.run:run", "Score an implementation against the corpus."),
-        ("compare", "conformance.cli.compare:compare",
-         "Run session files through IMPL and the real Pi; Pi's answers are the goldens."),
-        ("smoke", "conformance.cli.smoke:smoke",
-         "Check an adapter's wiring: hello, one or two tiny cases, bye."),
-        ("fuzz", "conformance.cli.fuzz:fuzz", "Fuzz IMPL against Pi with generated sessions."),
-    ],
-    "Reports": [
-        ("render", "conformance.cli.reports:render",
-         "Render a run's report: text, Markdown, JUnit, HTML or JSON."),
-        ("diff", "conformance.cli.reports:diff",
-         "What changed from run A to run B; exit 1 on new failures."),
-        ("baseline", "conformance.cli.reports:baseline",
-         "Write a known-failures file from a report's failures."),
-        ("report", "conformance.cli.report:report",
-         "Work on report streams: merge the shards of a run."),
-        ("matrix", "conformance.cli.matrix:matrix",
-         "Score every known implementation; write the matrix and drift."),
-    ],
-    "Set up": [
-        ("reference", "conformance.cli.reference:reference",
-         "Install the pinned, real Pi (the reference), show where, or ask it about files."),
-        ("adapters", "conformance.cli.matrix:adapters",
-         "List or install the known implementations."),
-    ],
-    "Maintain the corpus": [
-        ("corpus", "conformance.cli.corpus:corpus",
-         "Goldens, captures, fuzzer finds, coverage, discrepancies."),
-    ],
-}
 # The maintainers' commands were top-level before ``corpus`` grouped them: the old names
 # still work, hidden from --help, with a deprecation warning naming the new one.
 DEPRECATED_ALIASES = ("regenerate", "check", "capture", "promote", "coverage", "discrepancies")
@@ -80,11 +48,11 @@ class SectionedGroup(click.Group):
                     for name, _, _ in rows])
 
 
-@click.group(cls=SectionedGroup, commands=_commands(),
+@click.group(cls=SectionedGroup, commands=_commands(), help=DESCRIPTION,
              context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="pi-conformance")
 def main() -> None:
-    """Score implementations of Pi's session and message formats against the real Pi."""
+    """The top-level group (its help is listing.DESCRIPTION)."""
 
 
 if __name__ == "__main__":

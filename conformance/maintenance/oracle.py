@@ -120,6 +120,7 @@ class ReferenceOracle:
         self.stages: list[str] = []
         self.options: dict[str, Any] = {}
         self.read_since_start = 0
+        self.needs_restart = False
         self.scratch = Path(tempfile.mkdtemp(prefix="pi-conformance-oracle-"))
 
     def __enter__(self) -> ReferenceOracle:
@@ -197,10 +198,15 @@ class ReferenceOracle:
             return {"misbehaved": {"kind": kind, "detail": detail[:2000]}}
 
     def _recover(self) -> None:
-        with contextlib.suppress(ConformanceError):
-            self.impl.restart()
+        """Restart Pi before the next question, not now: after the last file's, none is
+        (a hung or crashed process is already killed by the failed run)."""
+        self.needs_restart = True
 
     def _ask(self, text: str, stages: list[str], timeout: float) -> dict[str, dict[str, Any]]:
+        if self.needs_restart:
+            self.needs_restart = False
+            with contextlib.suppress(ConformanceError):  # then the run below says it crashed
+                self.impl.restart()
         seq = next(_SEQ)
         path = self.scratch / f"ask-{seq}.jsonl"
         path.write_text(text, encoding="utf-8")
