@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from hypothesis.strategies import SearchStrategy
 
 from strategies.content import thinking_blocks
+from strategies.seeded import SEEDS, SeededDraw
 from strategies.sessions import Session, sessions
 from strategies.values import Values, iso_timestamps, ms_timestamps, texts
 
@@ -148,5 +149,15 @@ def file_variants(session: Session) -> SearchStrategy[bytes]:
 
 
 def edge_session_files(**kwargs: Any) -> SearchStrategy[bytes]:
-    """Edge sessions written with :func:`file_variants`: the whole edge surface as bytes."""
+    """Edge sessions written with :func:`file_variants`: the whole edge surface as bytes.
+    With ``seeded=True`` (see :func:`~strategies.sessions.sessions`) the file's quirks
+    come from one seed too."""
+    if kwargs.get("seeded"):
+        return _seeded_files(edge_sessions(**kwargs))
     return edge_sessions(**kwargs).flatmap(file_variants)
+
+
+@st.composite
+def _seeded_files(draw: st.DrawFn, trees: SearchStrategy[Session]) -> bytes:
+    session = draw(trees)
+    return SeededDraw(draw(SEEDS))(file_variants(session))

@@ -1,0 +1,312 @@
+"""Values of a strategy drawn from one integer seed, without Hypothesis's engine.
+
+Every Hypothesis draw costs tens of microseconds of bookkeeping (spans, labels, the choice
+record that makes shrinking possible); a session entry takes about thirty of them. The
+``seeded=True`` session strategies draw only a tree's shape with Hypothesis and each entry's
+values with :class:`SeededDraw`, which walks the very same strategy objects (``builds``,
+``composite``, ``lists``, ``one_of``, ``map`` ...) with a :class:`random.Random`: one copy of
+the structure, at a fraction of the cost. Seed 0 gives the simplest value of every strategy
+(what Hypothesis would shrink it to), so shrinking a seed to 0 simplifies its whole entry.
+
+Only the strategy types these strategies are built from are known (``TypeError`` names any
+other); it reads Hypothesis's strategy classes, whose attributes a test pins.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from hypothesis import strategies as st
+from hypothesis.strategies import SearchStrategy
+from hypothesis.strategies._internal import collections as _collections
+from hypothesis.strategies._internal import core as _core
+from hypothesis.strategies._internal import flatmapped as _flatmapped
+from hypothesis.strategies._internal import lazy as _lazy
+from hypothesis.strategies._internal import misc as _misc
+from hypothesis.strategies._internal import numbers as _numbers
+from hypothesis.strategies._internal import random as _random
+from hypothesis.strategies._internal import recursive as _recursive
+from hypothesis.strategies._internal import shared as _shared
+from hypothesis.strategies._internal import strategies as _strategies
+from hypothesis.strategies._internal import strings as _strings
+
+__all__ = ["SeededDraw", "SEEDS", "seeded"]
+
+T = TypeVar("T")
+SEEDS = st.integers(0, 2**32 - 1)  # one Hypothesis draw: the seed of everything it stands for
+_ATTEMPTS = 100  # draws a filter may reject before the value is given up on
+_FLOATS = (0.0, -0.0, 1.0, -1.0, 0.5, 1e-300, 1e300, 5e-324, 2.0**53, 1.5)
+
+
+class _Rejected(Exception):
+    """A filter rejected every attempt, or a recursive value ran out of leaves."""
+
+
+class SeededDraw:
+    """A ``draw`` function (the one ``@composite`` hands its body) backed by a seed.
+
+    ``draw(strategy)`` gives a value ``strategy`` can give; the same seed gives the same
+    values in any process. Seed 0 gives each strategy's simplest value."""
+
+    def __init__(self, seed: int):
+        self.minimal = seed == 0
+        self.rng = random.Random(seed)
+        self.leaves: list[int] = []  # the budget of each recursive value being drawn
+
+    def __call__(self, strategy: SearchStrategy[T], label: object = None) -> T:
+        handler = _HANDLERS.get(type(strategy))
+        if handler is None:
+            for kind, candidate in _HANDLERS.items():
+                if isinstance(strategy, kind):
+                    handler = candidate
+                    break
+            else:
+                raise TypeError(f"a seeded draw does not know {type(strategy).__name__} "
+                                f"({strategy!r:.80})")
+            _HANDLERS[type(strategy)] = handler
+        result: T = handler(self, strategy)
+        return result
+
+    # -- sizes and choices, biased the way Hypothesis biases them ------------------------
+
+    def size(self, min_size: int, max_size: float, average: float) -> int:
+        """A collection's length: the minimum, or more with a geometric tail of ``average``."""
+        if self.minimal:
+            return min_size
+        stop = 1.0 / (1.0 + max(0.0, average - min_size))
+        size = min_size
+        while size < max_size and self.rng.random() >= stop:
+            size += 1
+        return size
+
+    def index(self, count: int) -> int:
+        return 0 if self.minimal else self.rng.randrange(count)
+
+    def integer(self, low: int | None, high: int | None) -> int:
+        shrunk = min(max(0, low if low is not None else 0), high if high is not None else 0) \
+            if (low is not None and low > 0) or (high is not None and high < 0) else 0
+        if self.minimal:
+            return shrunk
+        lo = low if low is not None else -(2**63)
+        hi = high if high is not None else 2**63
+        roll = self.rng.random()
+        if roll < 0.05:
+            return lo if low is not None else shrunk
+        if roll < 0.1:
+            return hi if high is not None else shrunk
+        if roll < 0.2:
+            return shrunk
+        if roll < 0.45 and hi - lo > 256:  # small values, as people (and Pi) write them
+            return max(lo, min(hi, shrunk + self.rng.randrange(256)))
+        return self.rng.randint(lo, hi)
+
+
+def _integers(draw: SeededDraw, strategy: Any) -> int:
+    return draw.integer(strategy.start, strategy.end)
+
+
+def _booleans(draw: SeededDraw, strategy: Any) -> bool:
+    return not draw.minimal and draw.rng.random() < 0.5
+
+
+def _sampled(draw: SeededDraw, strategy: Any) -> Any:
+    elements = strategy.elements
+    start = draw.index(len(elements))
+    for position in range(start, start + len(elements)):  # the first one a filter keeps
+        value = elements[position % len(elements)]
+        for method, function in strategy._transformations:
+            if method == "map":
+                value = function(value)
+            elif not function(value):
+                break
+        else:
+            return value
+    raise _Rejected(repr(strategy))
+
+
+def _one_of(draw: SeededDraw, strategy: Any) -> Any:
+    branches = strategy.element_strategies
+    start = draw.index(len(branches))
+    for position in range(start, start + len(branches)):  # a filter may empty a branch
+        try:
+            return draw(branches[position % len(branches)])
+        except _Rejected:
+            continue
+    raise _Rejected(repr(strategy))
+
+
+def _lists(draw: SeededDraw, strategy: Any) -> list[Any]:
+    size = draw.size(strategy.min_size, strategy.max_size, strategy.average_size)
+    return [draw(strategy.element_strategy) for _ in range(size)]
+
+
+def _unique_lists(draw: SeededDraw, strategy: Any) -> list[Any]:
+    size = draw.size(strategy.min_size, strategy.max_size, strategy.average_size)
+    out: list[Any] = []
+    seen: list[set[Any]] = [set() for _ in strategy.keys]
+    for _ in range(size * 3 + _ATTEMPTS):
+        if len(out) == size:
+            break
+        value = draw(strategy.element_strategy)
+        keys = [key(value) for key in strategy.keys]
+        if any(k in s for k, s in zip(keys, seen, strict=True)):
+            if draw.minimal:  # the simplest value again: nothing simpler is unique
+                draw.minimal = False
+                try:
+                    value = draw(strategy.element_strategy)
+                finally:
+                    draw.minimal = True
+                keys = [key(value) for key in strategy.keys]
+                if any(k in s for k, s in zip(keys, seen, strict=True)):
+                    continue
+            else:
+                continue
+        for k, s in zip(keys, seen, strict=True):
+            s.add(k)
+        if strategy.tuple_suffixes is not None:  # dictionaries: the key, then the value
+            value = (value, *draw(strategy.tuple_suffixes))
+        out.append(value)
+    if len(out) < strategy.min_size:
+        raise _Rejected(repr(strategy))
+    return out
+
+
+def _text(draw: SeededDraw, strategy: Any) -> str:
+    intervals = _lazy.unwrap_strategies(strategy.element_strategy).intervals
+    size = draw.size(strategy.min_size, strategy.max_size, strategy.average_size)
+    return "".join(_character(draw, intervals) for _ in range(size))
+
+
+def _character(draw: SeededDraw, intervals: Any) -> str:
+    """Mostly ASCII, sometimes any code point the text allows; ``0`` when simplest."""
+    if draw.minimal:
+        zero = ord("0")
+        return "0" if any(lo <= zero <= hi for lo, hi in intervals.intervals) \
+            else chr(intervals[0])
+    ascii_count = _ascii_count(intervals)
+    if ascii_count and draw.rng.random() < 0.7:
+        return chr(intervals[draw.rng.randrange(ascii_count)])
+    return chr(intervals[draw.rng.randrange(len(intervals))])
+
+
+def _ascii_count(intervals: Any) -> int:
+    """How many of the allowed characters are ASCII (they come first in the set)."""
+    return sum(min(hi, 127) - lo + 1 for lo, hi in intervals.intervals if lo <= 127)
+
+
+def _bytes(draw: SeededDraw, strategy: Any) -> bytes:
+    size = draw.size(strategy.min_size, strategy.max_size, 8)
+    return bytes(0 if draw.minimal else draw.rng.randrange(256) for _ in range(size))
+
+
+def _randoms(draw: SeededDraw, strategy: Any) -> random.Random:
+    return random.Random(0 if draw.minimal else draw.rng.getrandbits(64))
+
+
+def _shared_value(draw: SeededDraw, strategy: Any) -> Any:
+    return draw(strategy.base)  # uuids() shares a Random: each draw here stands alone
+
+
+def _floats(draw: SeededDraw, strategy: Any) -> float:
+    low, high = strategy.min_value, strategy.max_value
+    candidates = [f for f in _FLOATS if low <= f <= high]
+    if draw.minimal and candidates:
+        return candidates[0]
+    roll = draw.rng.random()
+    if roll < 0.3 and candidates:
+        return draw.rng.choice(candidates)
+    if math.isfinite(low) and math.isfinite(high):
+        return draw.rng.uniform(low, high)
+    value = math.ldexp(draw.rng.random(), draw.rng.randint(-1074, 1023))
+    value = -value if draw.rng.random() < 0.5 else value
+    return max(low, min(high, value))
+
+
+def _builds(draw: SeededDraw, strategy: Any) -> Any:
+    args = [draw(a) for a in strategy.args]
+    kwargs = {k: draw(v) for k, v in strategy.kwargs.items()}
+    return strategy.target(*args, **kwargs)
+
+
+def _composite(draw: SeededDraw, strategy: Any) -> Any:
+    return strategy.definition(draw, *strategy.args, **strategy.kwargs)
+
+
+def _mapped(draw: SeededDraw, strategy: Any) -> Any:
+    return strategy.pack(draw(strategy.mapped_strategy))
+
+
+def _filtered(draw: SeededDraw, strategy: Any) -> Any:
+    minimal = draw.minimal
+    try:
+        for _ in range(_ATTEMPTS):
+            value = draw(strategy.filtered_strategy)
+            if all(condition(value) for condition in strategy.flat_conditions):
+                return value
+            draw.minimal = False  # the simplest value was rejected: try others
+    finally:
+        draw.minimal = minimal
+    raise _Rejected(repr(strategy))
+
+
+def _flat_mapped(draw: SeededDraw, strategy: Any) -> Any:
+    return draw(strategy.expand(draw(strategy.base)))
+
+
+def _tuples(draw: SeededDraw, strategy: Any) -> tuple[Any, ...]:
+    return tuple(draw(element) for element in strategy.element_strategies)
+
+
+def _lazy_strategy(draw: SeededDraw, strategy: Any) -> Any:
+    return draw(strategy.wrapped_strategy)
+
+
+def _recursive_value(draw: SeededDraw, strategy: Any) -> Any:
+    for _ in range(_ATTEMPTS):
+        draw.leaves.append(strategy.max_leaves)
+        try:
+            return draw(strategy.strategy)
+        except _Rejected:
+            continue
+        finally:
+            draw.leaves.pop()
+    return draw(strategy.base)
+
+
+def _limited(draw: SeededDraw, strategy: Any) -> Any:
+    if not draw.leaves or draw.leaves[-1] <= 0:
+        raise _Rejected("no leaves left")
+    draw.leaves[-1] -= 1
+    return draw(strategy.base_strategy)
+
+
+_HANDLERS: dict[type, Callable[[SeededDraw, Any], Any]] = {
+    _lazy.LazyStrategy: _lazy_strategy,
+    _numbers.IntegersStrategy: _integers,
+    _numbers.FloatStrategy: _floats,
+    _misc.BooleansStrategy: _booleans,
+    _strategies.SampledFromStrategy: _sampled,  # just() and none() too
+    _strategies.OneOfStrategy: _one_of,
+    _strategies.MappedStrategy: _mapped,
+    _strategies.FilteredStrategy: _filtered,
+    _strings.TextStrategy: _text,
+    _strings.BytesStrategy: _bytes,
+    _collections.UniqueListStrategy: _unique_lists,  # UniqueSampledListStrategy too
+    _collections.ListStrategy: _lists,
+    _collections.TupleStrategy: _tuples,
+    _core.BuildsStrategy: _builds,
+    _random.RandomStrategy: _randoms,
+    _shared.SharedStrategy: _shared_value,
+    _core.CompositeStrategy: _composite,
+    _flatmapped.FlatMapStrategy: _flat_mapped,
+    _recursive.RecursiveStrategy: _recursive_value,
+    _recursive.LimitedStrategy: _limited,
+}
+
+
+def seeded(strategy: SearchStrategy[T]) -> SearchStrategy[T]:
+    """``strategy`` drawn from one Hypothesis choice, a seed, instead of one per value."""
+    return SEEDS.map(lambda seed: SeededDraw(seed)(strategy))
