@@ -33,7 +33,7 @@ from hypothesis.strategies._internal import shared as _shared
 from hypothesis.strategies._internal import strategies as _strategies
 from hypothesis.strategies._internal import strings as _strings
 
-__all__ = ["SeededDraw", "SEEDS", "seeded"]
+__all__ = ["SEEDS", "SeededDraw", "seeded"]
 
 T = TypeVar("T")
 SEEDS = st.integers(0, 2**32 - 1)  # one Hypothesis draw: the seed of everything it stands for

@@ -42,13 +42,11 @@ def fuzz_sessions(kind: str = "all") -> SearchStrategy[bytes]:
     quirks, ``legacy`` v1/v2 files, or ``all`` of them (valid first: it shrinks there)."""
     import strategies as pis
 
-    legacy = st.one_of(pis.legacy_sessions(1), pis.legacy_sessions(2)).map(pis.Session.to_jsonl)
-    choices = {
-        "valid": [pis.session_files()],
-        "edge": [pis.edge_session_files()],
-        "legacy": [legacy],
-        "all": [pis.session_files(), pis.edge_session_files(), legacy],
-    }
+    legacy = st.one_of(pis.legacy_sessions(1, seeded=True),
+                       pis.legacy_sessions(2, seeded=True)).map(pis.Session.to_jsonl)
+    valid, edge = pis.session_files(seeded=True), pis.edge_session_files(seeded=True)
+    choices = {"valid": [valid], "edge": [edge], "legacy": [legacy],
+               "all": [valid, edge, legacy]}
     if kind not in choices:
         raise ConformanceError(f"unknown session kind {kind!r}: use {', '.join(choices)}")
     return st.one_of(choices[kind])
