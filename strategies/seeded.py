@@ -33,7 +33,7 @@ from hypothesis.strategies._internal import shared as _shared
 from hypothesis.strategies._internal import strategies as _strategies
 from hypothesis.strategies._internal import strings as _strings
 
-__all__ = ["SEEDS", "SeededDraw", "seeded"]
+__all__ = ["SEEDS", "SeededDraw", "recorded", "seeded"]
 
 T = TypeVar("T")
 SEEDS = st.integers(0, 2**32 - 1)  # one Hypothesis draw: the seed of everything it stands for
@@ -55,8 +55,12 @@ class SeededDraw:
         self.minimal = seed == 0
         self.rng = random.Random(seed)
         self.leaves: list[int] = []  # the budget of each recursive value being drawn
+        self.choices: list[Any] | None = None  # what Hypothesis would record: see recorded()
 
     def __call__(self, strategy: SearchStrategy[T], label: object = None) -> T:
+        if self.choices is not None and type(strategy) not in _RECORDABLE:
+            raise TypeError(f"{type(strategy).__name__} makes choices a recorded draw cannot "
+                            f"write as Hypothesis would ({strategy!r:.80})")
         handler = _HANDLERS.get(type(strategy))
         if handler is None:
             for kind, candidate in _HANDLERS.items():
@@ -86,35 +90,45 @@ class SeededDraw:
         return 0 if self.minimal else self.rng.randrange(count)
 
     def integer(self, low: int | None, high: int | None) -> int:
-        shrunk = min(max(0, low if low is not None else 0), high if high is not None else 0) \
-            if (low is not None and low > 0) or (high is not None and high < 0) else 0
+        """Bounds and 0 more often than the rest, small values often, like Hypothesis."""
+        simplest = max(low if low is not None else 0, min(high if high is not None else 0, 0))
         if self.minimal:
-            return shrunk
+            return simplest
         lo = low if low is not None else -(2**63)
         hi = high if high is not None else 2**63
         roll = self.rng.random()
-        if roll < 0.05:
-            return lo if low is not None else shrunk
+        if roll < 0.03:
+            return lo
+        if roll < 0.06:
+            return hi
         if roll < 0.1:
-            return hi if high is not None else shrunk
-        if roll < 0.2:
-            return shrunk
-        if roll < 0.45 and hi - lo > 256:  # small values, as people (and Pi) write them
-            return max(lo, min(hi, shrunk + self.rng.randrange(256)))
+            return simplest
+        if roll < 0.35 and hi - lo > 256:  # small values, as people (and Pi) write them
+            return min(hi, simplest + self.rng.randrange(256))
         return self.rng.randint(lo, hi)
 
 
 def _integers(draw: SeededDraw, strategy: Any) -> int:
-    return draw.integer(strategy.start, strategy.end)
+    value = draw.integer(strategy.start, strategy.end)
+    if draw.choices is not None:
+        draw.choices.append(value)
+    return value
 
 
 def _booleans(draw: SeededDraw, strategy: Any) -> bool:
-    return not draw.minimal and draw.rng.random() < 0.5
+    value = not draw.minimal and draw.rng.random() < 0.5
+    if draw.choices is not None:
+        draw.choices.append(value)
+    return value
 
 
 def _sampled(draw: SeededDraw, strategy: Any) -> Any:
     elements = strategy.elements
     start = draw.index(len(elements))
+    if draw.choices is not None:  # Hypothesis draws the index; no filter to retry here
+        if any(method != "map" for method, _ in strategy._transformations):
+            raise TypeError(f"a recorded draw cannot retry a filter ({strategy!r:.80})")
+        draw.choices.append(start)
     for position in range(start, start + len(elements)):  # the first one a filter keeps
         value = elements[position % len(elements)]
         for method, function in strategy._transformations:
@@ -128,14 +142,29 @@ def _sampled(draw: SeededDraw, strategy: Any) -> Any:
 
 
 def _one_of(draw: SeededDraw, strategy: Any) -> Any:
-    branches = strategy.element_strategies
+    branches = _branches(strategy)
     start = draw.index(len(branches))
+    if draw.choices is not None:  # Hypothesis draws the branch's index, then the branch
+        draw.choices.append(start)
+        return draw(branches[start])
     for position in range(start, start + len(branches)):  # a filter may empty a branch
         try:
             return draw(branches[position % len(branches)])
         except _Rejected:
             continue
     raise _Rejected(repr(strategy))
+
+
+_BRANCHES: dict[int, tuple[Any, list[Any]]] = {}  # by id: element_strategies is recomputed
+
+
+def _branches(strategy: Any) -> list[Any]:
+    cached = _BRANCHES.get(id(strategy))
+    if cached is None or cached[0] is not strategy:
+        if len(_BRANCHES) > 10_000:  # one_of built while drawing: do not grow for ever
+            _BRANCHES.clear()
+        cached = _BRANCHES[id(strategy)] = (strategy, list(strategy.element_strategies))
+    return cached[1]
 
 
 def _lists(draw: SeededDraw, strategy: Any) -> list[Any]:
@@ -305,6 +334,28 @@ _HANDLERS: dict[type, Callable[[SeededDraw, Any], Any]] = {
     _recursive.RecursiveStrategy: _recursive_value,
     _recursive.LimitedStrategy: _limited,
 }
+
+
+# The strategies a recorded draw goes through: each makes the choices Hypothesis would make
+# (an integer; a boolean; a sampled index; a branch index) or none (the others).
+_RECORDABLE = frozenset({
+    _lazy.LazyStrategy, _numbers.IntegersStrategy, _misc.BooleansStrategy,
+    _strategies.SampledFromStrategy, _strategies.OneOfStrategy, _strategies.MappedStrategy,
+    _core.CompositeStrategy})
+
+
+def recorded(strategy: SearchStrategy[T], seed: int) -> tuple[T, list[Any]]:
+    """A value of ``strategy`` drawn from ``seed``, with the choices Hypothesis would have
+    recorded for it: handed to Hypothesis (``choices_to_bytes``), they replay the same value,
+    which is how a session drawn without Hypothesis is shrunk by it.
+
+    ``strategy`` may only draw integers, booleans, ``sampled_from`` and ``one_of`` itself
+    (through ``map`` and ``@composite``): a ``seeded=True`` session strategy, whose values
+    come from seeds it draws as integers (``TypeError`` otherwise)."""
+    draw = SeededDraw(seed)
+    draw.minimal, draw.choices = False, []
+    value = draw(strategy)
+    return value, draw.choices
 
 
 def seeded(strategy: SearchStrategy[T]) -> SearchStrategy[T]:

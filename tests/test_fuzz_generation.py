@@ -83,7 +83,7 @@ def test_drawing_overlaps_judging(monkeypatch: pytest.MonkeyPatch):
 
 def test_a_failing_generator_is_a_clear_error():
     with pytest.raises(ConformanceError, match="drawing sessions failed"):
-        _drawn("valid", [Share(0, 1, -1)])  # Hypothesis rejects max_examples=-1
+        _drawn("valid", [Share(0, 1, -1)])  # no generator draws max_examples=-1
 
 
 def test_a_generator_writing_much_on_stderr_is_never_blocked(monkeypatch):
