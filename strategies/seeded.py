@@ -204,26 +204,44 @@ def _unique_lists(draw: SeededDraw, strategy: Any) -> list[Any]:
 
 
 def _text(draw: SeededDraw, strategy: Any) -> str:
-    intervals = _lazy.unwrap_strategies(strategy.element_strategy).intervals
-    size = draw.size(strategy.min_size, strategy.max_size, strategy.average_size)
-    return "".join(_character(draw, intervals) for _ in range(size))
-
-
-def _character(draw: SeededDraw, intervals: Any) -> str:
     """Mostly ASCII, sometimes any code point the text allows; ``0`` when simplest."""
+    alphabet = _alphabet(strategy.element_strategy)
+    size = draw.size(strategy.min_size, strategy.max_size, strategy.average_size)
     if draw.minimal:
-        zero = ord("0")
-        return "0" if any(lo <= zero <= hi for lo, hi in intervals.intervals) \
-            else chr(intervals[0])
-    ascii_count = _ascii_count(intervals)
-    if ascii_count and draw.rng.random() < 0.7:
-        return chr(intervals[draw.rng.randrange(ascii_count)])
-    return chr(intervals[draw.rng.randrange(len(intervals))])
+        return alphabet.simplest * size
+    random_ = draw.rng.random
+    ascii_, intervals, count = alphabet.ascii, alphabet.intervals, len(alphabet.intervals)
+    chars = []
+    for _ in range(size):
+        roll = random_()
+        if roll < 0.7 and ascii_:
+            chars.append(ascii_[int(roll / 0.7 * len(ascii_))])
+        else:
+            chars.append(chr(intervals[int(random_() * count)]))
+    return "".join(chars)
 
 
-def _ascii_count(intervals: Any) -> int:
-    """How many of the allowed characters are ASCII (they come first in the set)."""
-    return sum(min(hi, 127) - lo + 1 for lo, hi in intervals.intervals if lo <= 127)
+class _Alphabet:
+    """What a text strategy's characters are drawn from, worked out once per strategy."""
+
+    def __init__(self, characters: Any):
+        self.characters = characters  # kept: the cache is by id
+        self.intervals = _lazy.unwrap_strategies(characters).intervals
+        self.ascii = "".join(chr(c) for lo, hi in self.intervals.intervals if lo <= 127
+                             for c in range(lo, min(hi, 127) + 1))
+        self.simplest = "0" if "0" in self.ascii else chr(self.intervals[0])
+
+
+_ALPHABETS: dict[int, _Alphabet] = {}
+
+
+def _alphabet(characters: Any) -> _Alphabet:
+    alphabet = _ALPHABETS.get(id(characters))
+    if alphabet is None or alphabet.characters is not characters:
+        if len(_ALPHABETS) > 10_000:
+            _ALPHABETS.clear()
+        alphabet = _ALPHABETS[id(characters)] = _Alphabet(characters)
+    return alphabet
 
 
 def _bytes(draw: SeededDraw, strategy: Any) -> bytes:

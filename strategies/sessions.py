@@ -35,7 +35,7 @@ from strategies.messages import (
     user_messages,
 )
 from strategies.seeded import SEEDS, SeededDraw
-from strategies.values import ORDINARY, Values, entry_ids
+from strategies.values import BOOLEANS, ORDINARY, Values, entry_ids
 
 __all__ = [
     "EDITABLE_ROLES",
@@ -140,7 +140,7 @@ def _message(draw: st.DrawFn, tree: _Tree, values: Values, roles: tuple[str, ...
     role = draw(_weighted(roles + (("hookMessage",) if hooks else ()), ROLE_WEIGHTS))
     if role == "toolResult":
         message = draw(tool_result_messages(values))
-        answer_earlier_call: bool = draw(st.booleans())
+        answer_earlier_call: bool = draw(BOOLEANS)
         if tree.call_ids and answer_earlier_call:
             message["toolCallId"] = _pick(draw, tree.call_ids)
         return message
@@ -210,7 +210,7 @@ def _next_entry(draw: st.DrawFn, tree: _Tree, kind: str, values: Values,
     if kind == "label":
         if tree.entries:
             fields = {"targetId": _pick(draw, list(tree.by_id))}
-            if draw(st.booleans()):
+            if draw(BOOLEANS):
                 fields["label"] = draw(values.text)
             return E.assemble(kind, new_id, parent, draw(values.iso_timestamp), fields)
         kind = "message"
@@ -301,6 +301,8 @@ def legacy_sessions(version: int = 1, values: Values = ORDINARY, *, min_entries:
 
 
 _V1_KINDS = st.sampled_from(["message", "compaction", "model_change", "thinking_level_change"])
+_V1_MODELS = st.sampled_from(MODELS)
+_V1_LEVELS = st.sampled_from(E.THINKING_LEVELS)
 
 
 @st.composite
@@ -318,17 +320,21 @@ def _v1(draw: st.DrawFn, values: Values, min_entries: int, max_entries: int,
                             "firstKeptEntryIndex": fill(st.integers(1, position - 1)),
                             "tokensBefore": fill(values.tokens)})
         elif kind == "model_change":
-            _, provider, model = fill(st.sampled_from(MODELS))
+            _, provider, model = fill(_V1_MODELS)
             entries.append({"type": "model_change", "timestamp": timestamp,
                             "provider": provider, "modelId": model})
         elif kind == "thinking_level_change":
             entries.append({"type": "thinking_level_change", "timestamp": timestamp,
-                            "thinkingLevel": fill(st.sampled_from(E.THINKING_LEVELS))})
+                            "thinkingLevel": fill(_V1_LEVELS)})
         else:
-            message = fill(st.one_of(user_messages(values), assistant_messages(values),
-                                     hook_messages(values)))
+            message = fill(_v1_messages(values))
             entries.append({"type": "message", "timestamp": timestamp, "message": message})
     return Session(header, entries)
+
+
+@cache
+def _v1_messages(values: Values) -> SearchStrategy[dict[str, Any]]:
+    return st.one_of(user_messages(values), assistant_messages(values), hook_messages(values))
 
 
 def session_files(values: Values = ORDINARY, **kwargs: Any) -> SearchStrategy[bytes]:
