@@ -9,7 +9,13 @@ import pytest
 from conformance.errors import ConformanceError
 from conformance.maintenance import fuzz as fuzzer
 from conformance.maintenance.fuzz import Finding, fuzz
-from conformance.maintenance.fuzz_generation import Generators, Share, fuzz_sessions, shares
+from conformance.maintenance.fuzz_generation import (
+    Generators,
+    Share,
+    fuzz_sessions,
+    generators_for,
+    shares,
+)
 
 
 def _drawn(kind: str, plan: list[Share]) -> list[bytes]:
@@ -60,7 +66,7 @@ def test_every_drawn_session_is_judged_exactly_once_over_several_pairs():
     outcome = fuzz(pairs, max_examples=13, seed=4, sessions="valid")  # type: ignore[arg-type]
     judged = [session for pair in pairs for session in pair.sessions]
     assert outcome.examples == 13 and len(judged) == 13
-    assert Counter(judged) == Counter(_drawn("valid", shares(4, 13, 3)))
+    assert Counter(judged) == Counter(_drawn("valid", shares(4, 13, generators_for(3))))
     assert sum(1 for pair in pairs if pair.sessions) >= 2  # the pairs shared the work
 
 
@@ -142,4 +148,4 @@ def test_generators_started_before_the_pairs_serve_the_run():
         generators.close()
     judged = [session for pair in pairs for session in pair.sessions]
     assert outcome.examples == 7
-    assert Counter(judged) == Counter(_drawn("valid", shares(5, 7, 2)))
+    assert Counter(judged) == Counter(_drawn("valid", shares(5, 7, generators_for(2))))

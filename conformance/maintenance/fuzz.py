@@ -13,10 +13,10 @@ makes hundreds of sessions per second possible. A crash or hang is a finding too
 process is restarted for the next example.
 
 A run has two phases, so that generation stays off the critical path. Exploring: generator
-processes (``fuzz_generation``, one per pair, each its own seed and share of the sessions)
-draw sessions with Hypothesis while ``-j`` pairs of processes (implementation and reference,
-each pair started side by side) answer the ones drawn before; nothing waits for anything but
-the slowest of them. Shrinking, only when something disagreed: the Hypothesis choices each
+processes (``fuzz_generation``, one per four pairs, each its own seed and share of the
+sessions) draw seeded sessions, in the form Hypothesis replays, while ``-j`` pairs of
+processes (implementation and reference, each pair started side by side) answer the ones
+drawn before; nothing waits for anything but the slowest of them. Shrinking, only when something disagreed: the Hypothesis choices each
 disagreeing session was drawn from are handed back to Hypothesis as saved examples, which it
 replays, compares again and shrinks.
 """
@@ -56,6 +56,7 @@ from conformance.maintenance.fuzz_generation import (
     draw,
     draw_settings,
     fuzz_sessions,
+    generators_for,
     shares,
 )
 from conformance.maintenance.oracle import request_options
@@ -256,8 +257,8 @@ def fuzz(differentials: Differential | Sequence[Differential], *, max_examples: 
     """Explore ``max_examples`` sessions over every pair in ``differentials`` at once, then
     shrink every distinct disagreement (see the module's docstring).
 
-    ``sessions`` is a session kind (``fuzz_sessions``; default ``all``), drawn in one
-    generator process per pair; or generators already started (``start_generators``, so
+    ``sessions`` is a session kind (``fuzz_sessions``; default ``all``), drawn in generator
+    processes (``generators_for`` the pairs); or generators already started (``start_generators``, so
     that they start while the implementations do); or a strategy, drawn in a thread of this
     process."""
     pairs = [differentials] if isinstance(differentials, Differential) else list(differentials)
@@ -271,7 +272,8 @@ def fuzz(differentials: Differential | Sequence[Differential], *, max_examples: 
     else:
         kind = "all" if sessions is None else sessions
     strategy = fuzz_sessions(kind) if isinstance(kind, str) else kind
-    plan = started_early.plan if started_early else shares(seed, max_examples, len(pairs))
+    plan = started_early.plan if started_early else shares(seed, max_examples,
+                                                           generators_for(len(pairs)))
     drawn: queue.Queue[Any] = queue.Queue(maxsize=AHEAD * len(pairs))
     found: dict[str, tuple[Finding, bytes]] = {}
     lock = threading.Lock()
@@ -344,7 +346,7 @@ def fuzz_seed(seed: int | None) -> int:
 
 def start_generators(kind: str, max_examples: int, seed: int, pairs: int) -> Generators:
     """The generator processes ``fuzz`` would start for these pairs, started now."""
-    return Generators(kind, shares(seed, max_examples, pairs))
+    return Generators(kind, shares(seed, max_examples, generators_for(pairs)))
 
 
 def _shrink(pair: Differential, strategy: SearchStrategy[bytes],

@@ -39,6 +39,10 @@ from conformance.errors import ConformanceError
 
 KINDS = ("all", "valid", "edge", "legacy")
 AHEAD = 8  # sessions a generator may draw ahead of the judges, per generator
+# A generator draws a session in about 1 ms of CPU, a pair answers and judges one in about
+# 8 ms: one generator keeps several pairs busy, and each one more costs its start (~0.4 s
+# of CPU, mostly importing Hypothesis) on the cores the pairs use.
+PAIRS_PER_GENERATOR = 4
 
 
 def fuzz_sessions(kind: str = "all") -> SearchStrategy[bytes]:
@@ -101,6 +105,11 @@ class Share:
     index: int
     seed: int
     examples: int
+
+
+def generators_for(pairs: int) -> int:
+    """How many generator processes serve ``pairs`` pairs of processes."""
+    return max(1, -(-pairs // PAIRS_PER_GENERATOR))
 
 
 def shares(seed: int, max_examples: int, generators: int) -> list[Share]:
