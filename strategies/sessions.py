@@ -18,7 +18,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any
+from typing import Any, cast
 
 from hypothesis import strategies as st
 from hypothesis.strategies import SearchStrategy
@@ -233,7 +233,7 @@ def _next_entry(draw: st.DrawFn, tree: _Tree, kind: str, values: Values,
 
 def _values_draw(draw: st.DrawFn, seeded: bool) -> st.DrawFn:
     """Where one entry's values come from: ``draw`` itself, or one seed drawn with it."""
-    return SeededDraw(draw(SEEDS)) if seeded else draw
+    return cast(st.DrawFn, SeededDraw(draw(SEEDS))) if seeded else draw
 
 
 @st.composite

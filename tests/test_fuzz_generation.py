@@ -1,6 +1,8 @@
 """The fuzzer's sessions drawn in generator processes: every one judged once, generation
 overlapping the judging, and shrinking from choices drawn in another process."""
 
+import itertools
+import json
 import time
 from collections import Counter
 
@@ -12,6 +14,7 @@ from conformance.maintenance.fuzz import Finding, fuzz
 from conformance.maintenance.fuzz_generation import (
     Generators,
     Share,
+    draw_kind,
     fuzz_sessions,
     generators_for,
     shares,
@@ -149,3 +152,73 @@ def test_generators_started_before_the_pairs_serve_the_run():
     judged = [session for pair in pairs for session in pair.sessions]
     assert outcome.examples == 7
     assert Counter(judged) == Counter(_drawn("valid", shares(5, 7, generators_for(2))))
+
+
+def _lines(session: bytes) -> list[dict]:
+    """The JSON objects of a session file, quirks (CRLF, garbage lines) skipped."""
+    out = []
+    for line in session.split(b"\n"):
+        try:
+            value = json.loads(line.strip(b"\r"))
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            out.append(value)
+    return out
+
+
+def _features(session: bytes) -> set[str]:
+    """What one session file exercises: entry types, roles, blocks, tree shapes, quirks."""
+    lines = _lines(session)
+    header, entries = lines[0], lines[1:]
+    found = {f"v{header.get('version', 1)}"}
+    found |= {f"entry {e['type']}" for e in entries}
+    for previous, entry in itertools.pairwise(entries):
+        if "id" in entry and entry.get("parentId") not in (None, previous.get("id")):
+            found.add("a branch")
+    for entry in entries:
+        message = entry.get("message") or {}
+        if message:
+            found.add(f"role {message['role'] if message['role'] in ROLES else 'unknown'}")
+        content = message.get("content") if isinstance(message.get("content"), list) else []
+        found |= {f"block {b.get('type')}" + (" redacted" if b.get("redacted") else "")
+                  for b in content if isinstance(b, dict)}
+        if (message.get("usage") or {}).get("reasoning"):
+            found.add("reasoning")
+        if entry["type"] == "compaction" and entry.get("firstKeptEntryId") == entry.get("id"):
+            found.add("a retain-none compaction")
+    found |= {name for name, marker in EDGE_MARKERS.items() if marker in session}
+    if not session.endswith(b"\n"):
+        found.add("no final newline")
+    return found
+
+
+ROLES = ("user", "assistant", "toolResult", "system", "bashExecution", "custom", "hookMessage")
+EDGE_MARKERS = {"CRLF line ends": b"}\r\n", "a garbage line": b"\n{not json",
+                "an astral character": "\U0001f600".encode(),
+                "an unparsable timestamp": b'"not a date"'}
+
+
+def test_the_fuzzers_sessions_still_reach_every_kind_of_session():
+    """Seeded drawing draws the same kinds of sessions: every entry type, every role, every
+    block, branches, retain-none compactions, legacy files and the edge cases."""
+    from strategies.entries import ENTRY_TYPES
+
+    sessions: list[bytes] = []
+    draw_kind("all", 600, 1, lambda session, choices: sessions.append(session))
+    found = set().union(*map(_features, sessions))
+    wanted = ({f"entry {kind}" for kind in ENTRY_TYPES} | {f"role {r}" for r in ROLES}
+              | {"role unknown", "block text", "block thinking", "block thinking redacted",
+                 "block image", "block toolCall", "a branch", "a retain-none compaction",
+                 "reasoning", "v1", "v2", "v3", "no final newline"} | set(EDGE_MARKERS))
+    assert wanted - found == set()
+    assert len(set(sessions)) > 550  # hardly ever the same session twice
+
+
+def test_a_seed_draws_the_same_sessions_and_choices_in_any_process():
+    first: list[tuple[bytes, bytes]] = []
+    second: list[tuple[bytes, bytes]] = []
+    draw_kind("all", 20, 3, lambda *item: first.append(item))
+    draw_kind("all", 20, 3, lambda *item: second.append(item))
+    assert first == second and len(set(first)) == 20
+    assert _drawn("all", [Share(0, 3, 20)]) == [session for session, _ in first]

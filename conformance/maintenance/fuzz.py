@@ -16,9 +16,9 @@ A run has two phases, so that generation stays off the critical path. Exploring:
 processes (``fuzz_generation``, one per four pairs, each its own seed and share of the
 sessions) draw seeded sessions, in the form Hypothesis replays, while ``-j`` pairs of
 processes (implementation and reference, each pair started side by side) answer the ones
-drawn before; nothing waits for anything but the slowest of them. Shrinking, only when something disagreed: the Hypothesis choices each
-disagreeing session was drawn from are handed back to Hypothesis as saved examples, which it
-replays, compares again and shrinks.
+drawn before; nothing waits for anything but the slowest of them. Shrinking, only when
+something disagreed: the Hypothesis choices each disagreeing session was drawn from are handed
+back to Hypothesis as saved examples, which it replays, compares again and shrinks.
 """
 
 from __future__ import annotations
@@ -258,9 +258,9 @@ def fuzz(differentials: Differential | Sequence[Differential], *, max_examples: 
     shrink every distinct disagreement (see the module's docstring).
 
     ``sessions`` is a session kind (``fuzz_sessions``; default ``all``), drawn in generator
-    processes (``generators_for`` the pairs); or generators already started (``start_generators``, so
-    that they start while the implementations do); or a strategy, drawn in a thread of this
-    process."""
+    processes (``generators_for`` the pairs); or generators already started
+    (``start_generators``, so that they start while the implementations do); or a strategy,
+    drawn in a thread of this process."""
     pairs = [differentials] if isinstance(differentials, Differential) else list(differentials)
     if not pairs:
         raise ConformanceError("fuzz needs at least one implementation and reference pair")
