@@ -3,9 +3,10 @@
 Runs ``fuzz`` of the reference against itself (``-j 1`` and ``-j 2``, all session kinds, all
 session stages) in this process, and prints, side by side in one run with the machine's load:
 sessions per second (wall, shrinking excluded: nothing disagrees) and the CPU milliseconds
-per session of the generator processes, of the Node processes (implementation side and
-reference side), and of this process (protocol, threads and comparison). The sum over the
-cores is the bound on an idle machine. Figures, never an assert.
+per session of the generator processes (their start included), of the Node processes
+(implementation side and reference side, their start excluded), and of this process while it
+explores (protocol, threads and comparison). The sum over the cores is the bound on an idle
+machine. Figures, never an assert.
 
     python benchmarks/bench_fuzz_cpu.py [--examples 400] [--seed 1] [--jobs 1,2]
 """
@@ -44,14 +45,16 @@ def node_pid(differential: Differential, side: str) -> int:
 
 
 def measure(jobs: int, examples: int, seed: int, kind: str) -> None:
+    # As the CLI does: the generators start first, while Node does (their start is counted).
+    before_children, before_self = children_cpu(), time.process_time()
+    generators = start_generators(kind, examples, seed, jobs)  # waited for inside fuzz
     pairs = [Differential(reference(), reference()) for _ in range(jobs)]
     for pair in pairs:
         pair.__enter__()
     try:
         nodes = {side: [node_pid(p, side) for p in pairs] for side in ("impl", "reference")}
         before_nodes = {side: sum(map(cpu_seconds, pids)) for side, pids in nodes.items()}
-        before_children, before_self = children_cpu(), time.process_time()
-        generators = start_generators(kind, examples, seed, jobs)  # waited for inside fuzz
+        before_self = time.process_time()
         outcome = fuzz(pairs, max_examples=examples, seed=seed, sessions=generators)
         own = time.process_time() - before_self
         drawing = children_cpu() - before_children

@@ -48,6 +48,7 @@ from conformance.corpus.normalization import input_strings
 from conformance.corpus.stages import SESSION_STAGES, api_of
 from conformance.errors import ConformanceError, ImplementationError
 from conformance.implementations import protocol
+from conformance.implementations.reference import ram_directory
 from conformance.implementations.transports import Implementation
 from conformance.judging.comparison import differences, preload
 from conformance.maintenance.fuzz_generation import (
@@ -125,7 +126,10 @@ class Differential:
         self.options = options
         self.timeout = timeout
         self.seq = 0
-        self.scratch = Path(tempfile.mkdtemp(prefix="pi-conformance-fuzz-"))
+        # Every session is written here before both sides read it: in RAM when there is a
+        # RAM file system (writing to a disk took a millisecond, on every session's path).
+        self.scratch = Path(tempfile.mkdtemp(prefix="pi-conformance-fuzz-",
+                                             dir=ram_directory()))
         self.pool = ThreadPoolExecutor(1)
         self.stages: list[str] = []
 
