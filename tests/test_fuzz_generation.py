@@ -40,13 +40,15 @@ class RecordingPair:
         self.sessions: list[bytes] = []
         self.times: list[float] = []
 
-    def compare(self, session: bytes) -> Finding | None:
+    def answers(self, session: bytes) -> tuple[dict, dict]:
         self.times.append(time.perf_counter())
         self.sessions.append(session)
         time.sleep(self.delay)
-        if self.disagrees is not None and self.disagrees in session:
-            return Finding(session, "stats planted", {"stats": "planted"})
-        return None
+        differs = self.disagrees is not None and self.disagrees in session
+        return {"entries": {"output": {"n": 0}}}, {"entries": {"output": {"n": int(differs)}}}
+
+    def compare(self, session: bytes) -> Finding | None:
+        return fuzzer.judge(session, self.stages, *self.answers(session))
 
 
 def test_shares_split_the_examples_without_loss_and_one_generator_keeps_the_seed():
@@ -130,13 +132,42 @@ def test_the_thread_generator_still_serves_an_explicit_strategy():
     assert outcome.examples == 5 and len(pair.sessions) == 5
 
 
-def test_a_judging_failure_stops_the_generators():
+def test_a_failure_to_ask_stops_the_generators():
     class Broken(RecordingPair):
-        def compare(self, session: bytes) -> Finding | None:
-            raise RuntimeError("judge broke")
+        def answers(self, session: bytes) -> tuple[dict, dict]:
+            raise RuntimeError("asking broke")
 
-    with pytest.raises(RuntimeError, match="judge broke"):
+    with pytest.raises(RuntimeError, match="asking broke"):
         fuzz([Broken()], max_examples=200, seed=3, sessions="valid")  # type: ignore[list-item]
+
+
+def test_a_judging_failure_stops_the_run(monkeypatch: pytest.MonkeyPatch):
+    def broken(*args: object) -> None:
+        raise RuntimeError("judge broke")
+
+    monkeypatch.setattr(fuzzer, "judge", broken)
+    pair = RecordingPair()
+    with pytest.raises(RuntimeError, match="judge broke"):
+        fuzz([pair], max_examples=200, seed=3, sessions="valid")  # type: ignore[list-item]
+    assert len(pair.sessions) < 200  # stopped early, not after asking everything
+
+
+def test_a_pair_asks_its_next_session_while_the_last_one_is_judged(
+        monkeypatch: pytest.MonkeyPatch):
+    judged: list[tuple[float, float]] = []
+    real = fuzzer.judge
+
+    def slow(*args):  # type: ignore[no-untyped-def]
+        started = time.perf_counter()
+        time.sleep(0.05)
+        judged.append((started, time.perf_counter()))
+        return real(*args)
+
+    monkeypatch.setattr(fuzzer, "judge", slow)
+    pair = RecordingPair()
+    outcome = fuzz([pair], max_examples=4, seed=2, sessions="valid")  # type: ignore[list-item]
+    assert outcome.examples == 4 and len(judged) == 4
+    assert pair.times[1] < judged[0][1]  # the second ask did not wait for the first judge
 
 
 def test_generators_started_before_the_pairs_serve_the_run():

@@ -173,6 +173,10 @@ class Differential:
             return {stage: {"error": {"message": message}} for stage in request["stages"]}
 
     def compare(self, session: bytes) -> Finding | None:
+        return judge(session, self.stages, *self.answers(session))
+
+    def answers(self, session: bytes) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The reference's per-stage results and the implementation's, asked at once."""
         self.seq += 1
         path = self.scratch / "session.jsonl"
         path.write_bytes(session)
@@ -181,8 +185,7 @@ class Differential:
             session.decode("utf-8", errors="replace"), list(self.stages), self.options or {})
         pending = self.pool.submit(self._ask, self.impl, request)
         expected = self._ask(self.reference, request)
-        actual = pending.result()
-        return judge(session, self.stages, expected, actual)
+        return expected, pending.result()
 
 
 def judge(session: bytes, stages: list[str], expected: dict[str, Any],
@@ -279,8 +282,8 @@ def fuzz(differentials: Differential | Sequence[Differential], *, max_examples: 
     plan = started_early.plan if started_early else shares(seed, max_examples,
                                                            generators_for(len(pairs)))
     drawn: queue.Queue[Any] = queue.Queue(maxsize=AHEAD * len(pairs))
+    answered: queue.Queue[Any] = queue.Queue(maxsize=AHEAD * len(pairs))
     found: dict[str, tuple[Finding, bytes]] = {}
-    lock = threading.Lock()
     count = 0
     failure: list[BaseException] = []
     stop = threading.Event()
@@ -305,31 +308,47 @@ def fuzz(differentials: Differential | Sequence[Differential], *, max_examples: 
                 drawn.put(_DONE)
 
     def work(pair: Differential) -> None:
-        nonlocal count
         while (item := drawn.get()) is not _DONE:
             session, choices = item
             if stop.is_set():
-                continue  # a judge failed: drain what was drawn, judge nothing more
+                continue  # something failed: drain what was drawn, ask nothing more
             try:
-                finding = pair.compare(session)
+                answers = pair.answers(session)
             except BaseException as exc:
                 failure.append(exc)
                 stop.set()
                 continue
-            with lock:
-                count += 1
-                on_example(count)
-                if finding is not None:
-                    found.setdefault(finding.key, (finding, choices))
+            answered.put((pair.stages, session, choices, answers))
+
+    def judge_all() -> None:
+        """Judging, in a thread of its own: a pair asks its next session meanwhile."""
+        nonlocal count
+        while (item := answered.get()) is not _DONE:
+            stages, session, choices, (expected, actual) = item
+            if stop.is_set():
+                continue
+            try:
+                finding = judge(session, stages, expected, actual)
+            except BaseException as exc:
+                failure.append(exc)
+                stop.set()
+                continue
+            count += 1
+            on_example(count)
+            if finding is not None:
+                found.setdefault(finding.key, (finding, choices))
 
     preload()  # nothing is imported half-way in one thread while another draws
     started = time.perf_counter()
     threads = [threading.Thread(target=produce, daemon=True)]
     threads += [threading.Thread(target=work, args=(pair,), daemon=True) for pair in pairs]
-    for thread in threads:
+    judging = threading.Thread(target=judge_all, daemon=True)
+    for thread in [*threads, judging]:
         thread.start()
     for thread in threads:
         thread.join()
+    answered.put(_DONE)
+    judging.join()
     elapsed = time.perf_counter() - started
     if failure:
         raise failure[0]
