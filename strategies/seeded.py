@@ -7,6 +7,8 @@ values with :class:`SeededDraw`, which walks the very same strategy objects (``b
 ``composite``, ``lists``, ``one_of``, ``map`` ...) with a :class:`random.Random`: one copy of
 the structure, at a fraction of the cost. Seed 0 gives the simplest value of every strategy
 (what Hypothesis would shrink it to), so shrinking a seed to 0 simplifies its whole entry.
+:func:`recorded` goes one step further, for the fuzzer: it draws the shape too, and writes
+down the choices Hypothesis would have made, so that Hypothesis can replay and shrink it.
 
 Only the strategy types these strategies are built from are known (``TypeError`` names any
 other); it reads Hypothesis's strategy classes, whose attributes a test pins.
@@ -33,7 +35,7 @@ from hypothesis.strategies._internal import shared as _shared
 from hypothesis.strategies._internal import strategies as _strategies
 from hypothesis.strategies._internal import strings as _strings
 
-__all__ = ["SEEDS", "SeededDraw", "recorded", "seeded"]
+__all__ = ["SEEDS", "SeededDraw", "recorded"]
 
 T = TypeVar("T")
 SEEDS = st.integers(0, 2**32 - 1)  # one Hypothesis draw: the seed of everything it stands for
@@ -374,8 +376,3 @@ def recorded(strategy: SearchStrategy[T], seed: int) -> tuple[T, list[Any]]:
     draw.minimal, draw.choices = False, []
     value = draw(strategy)
     return value, draw.choices
-
-
-def seeded(strategy: SearchStrategy[T]) -> SearchStrategy[T]:
-    """``strategy`` drawn from one Hypothesis choice, a seed, instead of one per value."""
-    return SEEDS.map(lambda seed: SeededDraw(seed)(strategy))
