@@ -128,12 +128,12 @@ def _sampled(draw: SeededDraw, strategy: Any) -> Any:
     elements = strategy.elements
     start = draw.index(len(elements))
     if draw.choices is not None:  # Hypothesis draws the index; no filter to retry here
-        if any(method != "map" for method, _ in strategy._transformations):
+        if any(step[0] != "map" for step in strategy._transformations):
             raise TypeError(f"a recorded draw cannot retry a filter ({strategy!r:.80})")
         draw.choices.append(start)
     for position in range(start, start + len(elements)):  # the first one a filter keeps
         value = elements[position % len(elements)]
-        for method, function in strategy._transformations:
+        for method, function, *_ in strategy._transformations:  # 6.16x adds a location
             if method == "map":
                 value = function(value)
             elif not function(value):
