@@ -1,10 +1,11 @@
 """Throughput of generated sessions through the reference over the persistent protocol.
 
-Prints sessions per second for: generation alone (Hypothesis drawing ``session_files()``),
-the reference alone (pre-generated sessions), and generation plus the reference the way the
-fuzzer runs them (one at a time), and pipelined (requests sent ahead while the next session
-is drawn; optionally over several reference processes). Figures, never an assert: the
-machine is shared and its load is printed alongside.
+Prints sessions per second for: generation alone (Hypothesis drawing ``session_files()``, and
+the fuzzer's seeded drawing without Hypothesis's engine), the reference alone (pre-generated
+sessions), and generation plus the reference the way the fuzzer runs them (one at a time),
+and pipelined (requests sent ahead while the next session is drawn; optionally over several
+reference processes). Figures, never an assert: the machine is shared and its load is
+printed alongside.
 
     .venv/bin/python benchmarks/bench_fuzz.py [--examples 500] [--jobs 2] [--window 4]
 """
@@ -112,7 +113,16 @@ def main() -> None:
           f"({len(corpus)} sessions, {entries:.1f} entries on average; "
           f"{gen_cpu * 1000:.1f} ms CPU each)")
 
-    from conformance.maintenance.fuzz_generation import Generators, shares
+    from conformance.maintenance.fuzz_generation import Generators, draw_kind, shares
+
+    for kind in ("valid", "all"):
+        seeded: list[bytes] = []
+        cpu, started = time.process_time(), time.perf_counter()
+        draw_kind(kind, n, 1, lambda session, _: seeded.append(session))  # noqa: B023
+        seconds = time.perf_counter() - started
+        print(f"seeded drawing, --sessions {kind + ':':<7}{len(seeded) / seconds:7.1f} "
+              f"sessions/s ({(time.process_time() - cpu) / len(seeded) * 1000:.1f} ms CPU "
+              "each; as fuzz draws)")
 
     for count in sorted({1, max(1, args.jobs)}):
         started = time.perf_counter()

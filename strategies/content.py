@@ -14,7 +14,7 @@ from typing import Any
 from hypothesis import strategies as st
 from hypothesis.strategies import SearchStrategy
 
-from strategies.values import ORDINARY, Values
+from strategies.values import BOOLEANS, ORDINARY, Values
 
 __all__ = [
     "assistant_content",
@@ -35,7 +35,7 @@ def with_optional(draw: st.DrawFn, base: SearchStrategy[dict[str, Any]], key: st
                   value: SearchStrategy[Any]) -> dict[str, Any]:
     """``base`` with ``key`` drawn from ``value`` or absent (absent is what it shrinks to)."""
     out = draw(base)
-    if draw(st.booleans()):
+    if draw(BOOLEANS):
         out = {**out, key: draw(value)}
     return out
 

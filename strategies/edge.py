@@ -15,8 +15,9 @@ from hypothesis import strategies as st
 from hypothesis.strategies import SearchStrategy
 
 from strategies.content import thinking_blocks
+from strategies.seeded import SEEDS, SeededDraw
 from strategies.sessions import Session, sessions
-from strategies.values import Values, iso_timestamps, ms_timestamps, texts
+from strategies.values import BOOLEANS, Values, iso_timestamps, ms_timestamps, texts
 
 __all__ = [
     "deep_json",
@@ -88,11 +89,13 @@ def extreme_iso_timestamps() -> SearchStrategy[str]:
 def deep_json(depth: int = 40) -> SearchStrategy[Any]:
     """JSON nested ``depth`` levels deep (lists and objects alternating), for ``details``,
     ``data`` and tool arguments. Example (depth 2): ``{'k': [1]}``."""
+    keys, leaves, depths = unusual_texts() | st.just("k"), st.integers(0, 9), st.integers(1, depth)
+
     @st.composite
     def build(draw: st.DrawFn) -> Any:
-        value: Any = draw(st.integers(0, 9))
-        for level in range(draw(st.integers(1, depth))):
-            value = [value] if level % 2 else {draw(unusual_texts() | st.just("k")): value}
+        value: Any = draw(leaves)
+        for level in range(draw(depths)):
+            value = [value] if level % 2 else {draw(keys): value}
         return value
 
     return build()
@@ -131,22 +134,38 @@ def file_variants(session: Session) -> SearchStrategy[bytes]:
     """The bytes of ``session`` with file-level quirks Pi tolerates: CRLF line ends, blank
     and whitespace-only lines, unparsable garbage lines and JSON ``null`` lines between
     entries, and a missing final newline. Pi loads the same entries from every variant."""
-    @st.composite
-    def build(draw: st.DrawFn) -> bytes:
-        ending = draw(st.sampled_from(["\n", "\r\n"]))
-        out: list[str] = []
-        for index, line in enumerate(session.lines()):
-            if index and draw(st.integers(0, 4)) == 4:
-                out.append(draw(st.sampled_from(["", "   ", "{not json", "null", "\t"])))
-            out.append(line)
-        text = ending.join(out)
-        if draw(st.booleans()):
-            text += ending
-        return text.encode("utf-8")
+    return _variants(session)
 
-    return build()
+
+_ENDINGS = st.sampled_from(["\n", "\r\n"])
+_ODD_LINES = st.sampled_from(["", "   ", "{not json", "null", "\t"])
+_ODD_LINE_HERE = st.integers(0, 4)
+
+
+@st.composite  # once, here: a composite defined per session costs a parse of its source
+def _variants(draw: st.DrawFn, session: Session) -> bytes:
+    ending = draw(_ENDINGS)
+    out: list[str] = []
+    for index, line in enumerate(session.lines()):
+        if index and draw(_ODD_LINE_HERE) == 4:
+            out.append(draw(_ODD_LINES))
+        out.append(line)
+    text = ending.join(out)
+    if draw(BOOLEANS):
+        text += ending
+    return text.encode("utf-8")
 
 
 def edge_session_files(**kwargs: Any) -> SearchStrategy[bytes]:
-    """Edge sessions written with :func:`file_variants`: the whole edge surface as bytes."""
+    """Edge sessions written with :func:`file_variants`: the whole edge surface as bytes.
+    With ``seeded=True`` (see :func:`~strategies.sessions.sessions`) the file's quirks
+    come from one seed too."""
+    if kwargs.get("seeded"):
+        return _seeded_files(edge_sessions(**kwargs))
     return edge_sessions(**kwargs).flatmap(file_variants)
+
+
+@st.composite
+def _seeded_files(draw: st.DrawFn, trees: SearchStrategy[Session]) -> bytes:
+    session = draw(trees)
+    return SeededDraw(draw(SEEDS))(file_variants(session))

@@ -18,7 +18,7 @@ from hypothesis.strategies import SearchStrategy
 from strategies.content import text_blocks, user_content, with_optional
 from strategies.messages import MODELS, stored_messages, system_messages
 from strategies.usage import usages
-from strategies.values import ORDINARY, Values, entry_ids
+from strategies.values import BOOLEANS, ORDINARY, Values, entry_ids
 
 __all__ = [
     "ENTRY_TYPES",
@@ -154,13 +154,13 @@ def compaction_rests(values: Values = ORDINARY) -> SearchStrategy[dict[str, Any]
 @st.composite
 def _compaction_rest(draw: st.DrawFn, values: Values) -> dict[str, Any]:
     fields: dict[str, Any] = {"summary": draw(values.text), "tokensBefore": draw(values.tokens)}
-    if draw(st.booleans()):
+    if draw(BOOLEANS):
         fields["details"] = draw(values.json)
-    if draw(st.booleans()):
+    if draw(BOOLEANS):
         fields["usage"] = draw(usages(values))
-    if draw(st.booleans()):
-        fields["fromHook"] = draw(st.booleans())
-    if draw(st.booleans()):
+    if draw(BOOLEANS):
+        fields["fromHook"] = draw(BOOLEANS)
+    if draw(BOOLEANS):
         fields["systemMessage"] = draw(system_messages(values))
     return fields
 
@@ -195,12 +195,12 @@ def branch_summary_rests(values: Values = ORDINARY) -> SearchStrategy[dict[str, 
 @st.composite
 def _branch_summary_rest(draw: st.DrawFn, values: Values) -> dict[str, Any]:
     fields: dict[str, Any] = {"summary": draw(values.text)}
-    if draw(st.booleans()):
+    if draw(BOOLEANS):
         fields["details"] = draw(values.json)
-    if draw(st.booleans()):
+    if draw(BOOLEANS):
         fields["usage"] = draw(usages(values))
-    if draw(st.booleans()):
-        fields["fromHook"] = draw(st.booleans())
+    if draw(BOOLEANS):
+        fields["fromHook"] = draw(BOOLEANS)
     return fields
 
 
@@ -315,19 +315,23 @@ def session_headers(values: Values = ORDINARY, *,
     ``{"type": "session", "version": 3, "id": "0193...", "timestamp": "2024-...Z",
     "cwd": "/project"}``.
     """
-    return _header(values, versions if versions is not None else st.just(3))
+    return _header(values, versions if versions is not None else st.just(3),
+                   st.sampled_from(["/project", "/home/user/work"]) | values.text)
+
+
+_SESSION_IDS = st.just("sess-1") | st.uuids(version=4).map(str)
 
 
 @st.composite
-def _header(draw: st.DrawFn, values: Values,
-            versions: SearchStrategy[int | None]) -> dict[str, Any]:
+def _header(draw: st.DrawFn, values: Values, versions: SearchStrategy[int | None],
+            cwds: SearchStrategy[str]) -> dict[str, Any]:
     header: dict[str, Any] = {"type": "session"}
     version = draw(versions)
     if version is not None:
         header["version"] = version
-    header["id"] = draw(st.just("sess-1") | st.uuids(version=4).map(str))
+    header["id"] = draw(_SESSION_IDS)
     header["timestamp"] = draw(values.iso_timestamp)
-    header["cwd"] = draw(st.sampled_from(["/project", "/home/user/work"]) | values.text)
-    if draw(st.booleans()):
+    header["cwd"] = draw(cwds)
+    if draw(BOOLEANS):
         header["parentSession"] = draw(values.text)
     return header

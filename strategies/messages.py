@@ -22,7 +22,7 @@ from strategies.content import (
     user_content,
 )
 from strategies.usage import usages
-from strategies.values import ORDINARY, Values, entry_ids
+from strategies.values import BOOLEANS, ORDINARY, Values, entry_ids
 
 __all__ = [
     "KNOWN_ROLES",
@@ -78,23 +78,24 @@ def assistant_messages(values: Values = ORDINARY, *,
     "anthropic-messages", "provider": "anthropic", "model": "claude-sonnet-4-5", "usage": {...},
     "stopReason": "stop", "timestamp": 1733234402000}``.
     """
-    return _assistant(values, models, stop_reasons)
+    return _assistant(values, st.sampled_from(models), st.sampled_from(stop_reasons))
 
 
 @st.composite
-def _assistant(draw: st.DrawFn, values: Values, models: tuple[tuple[str, str, str], ...],
-               stop_reasons: tuple[str, ...]) -> dict[str, Any]:
-    api, provider, model = draw(st.sampled_from(models))
+def _assistant(draw: st.DrawFn, values: Values,
+               models: SearchStrategy[tuple[str, str, str]],
+               stop_reasons: SearchStrategy[str]) -> dict[str, Any]:
+    api, provider, model = draw(models)
     message: dict[str, Any] = {
         "role": "assistant", "content": draw(assistant_content(values)), "api": api,
         "provider": provider, "model": model}
-    if draw(st.booleans()):
+    if draw(BOOLEANS):
         message["responseModel"] = draw(values.name)
-    if draw(st.booleans()):
+    if draw(BOOLEANS):
         message["responseId"] = draw(values.text)
     message["usage"] = draw(usages(values))
-    message["stopReason"] = draw(st.sampled_from(stop_reasons))
-    if message["stopReason"] in ("error", "aborted") and draw(st.booleans()):
+    message["stopReason"] = draw(stop_reasons)
+    if message["stopReason"] in ("error", "aborted") and draw(BOOLEANS):
         message["errorMessage"] = draw(values.text)
     message["timestamp"] = draw(values.ms_timestamp)
     return message
@@ -119,11 +120,11 @@ def _tool_result(draw: st.DrawFn, values: Values,
     message: dict[str, Any] = {
         "role": "toolResult", "toolCallId": draw(call_ids), "toolName": draw(values.name),
         "content": draw(tool_result_content(values))}
-    if draw(st.booleans()):
+    if draw(BOOLEANS):
         message["details"] = draw(values.json)
-    if draw(st.booleans()):
+    if draw(BOOLEANS):
         message["usage"] = draw(usages(values))
-    message["isError"] = draw(st.booleans())
+    message["isError"] = draw(BOOLEANS)
     message["timestamp"] = draw(values.ms_timestamp)
     return message
 
@@ -175,11 +176,11 @@ def _system(draw: st.DrawFn, values: Values, content: SearchStrategy[Any],
             sections: SearchStrategy[Any], added: SearchStrategy[Any],
             removed: SearchStrategy[Any]) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "system", "content": draw(content)}
-    if draw(st.booleans()):
+    if draw(BOOLEANS):
         message["sections"] = draw(sections)
-    if draw(st.booleans()):
+    if draw(BOOLEANS):
         message["toolsAdded"] = draw(added)
-    if draw(st.booleans()):
+    if draw(BOOLEANS):
         message["toolsRemoved"] = [{"name": name} for name in draw(removed)]
     message["timestamp"] = draw(values.ms_timestamp)
     return message
@@ -197,16 +198,19 @@ def bash_execution_messages(values: Values = ORDINARY) -> SearchStrategy[dict[st
     return _bash(values)
 
 
+_EXIT_CODES = st.none() | st.integers(0, 255)
+
+
 @st.composite
 def _bash(draw: st.DrawFn, values: Values) -> dict[str, Any]:
     message: dict[str, Any] = {
         "role": "bashExecution", "command": draw(values.text), "output": draw(values.text),
-        "exitCode": draw(st.none() | st.integers(0, 255)),
-        "cancelled": draw(st.booleans()), "truncated": draw(st.booleans())}
-    if draw(st.booleans()):
+        "exitCode": draw(_EXIT_CODES),
+        "cancelled": draw(BOOLEANS), "truncated": draw(BOOLEANS)}
+    if draw(BOOLEANS):
         message["fullOutputPath"] = draw(values.text)
-    if draw(st.booleans()):
-        message["excludeFromContext"] = draw(st.booleans())
+    if draw(BOOLEANS):
+        message["excludeFromContext"] = draw(BOOLEANS)
     message["timestamp"] = draw(values.ms_timestamp)
     return message
 
@@ -226,8 +230,8 @@ def custom_messages(values: Values = ORDINARY) -> SearchStrategy[dict[str, Any]]
 def _custom(draw: st.DrawFn, values: Values) -> dict[str, Any]:
     message: dict[str, Any] = {
         "role": "custom", "customType": draw(values.name),
-        "content": draw(user_content(values)), "display": draw(st.booleans())}
-    if draw(st.booleans()):
+        "content": draw(user_content(values)), "display": draw(BOOLEANS)}
+    if draw(BOOLEANS):
         message["details"] = draw(values.json)
     message["timestamp"] = draw(values.ms_timestamp)
     return message

@@ -16,7 +16,7 @@ from typing import Any
 from hypothesis import strategies as st
 from hypothesis.strategies import SearchStrategy
 
-from strategies.values import ORDINARY, Values
+from strategies.values import BOOLEANS, ORDINARY, Values
 
 __all__ = ["costs", "usages"]
 
@@ -25,8 +25,8 @@ __all__ = ["costs", "usages"]
 def _costs(draw: st.DrawFn, values: Values) -> dict[str, Any]:
     parts = {key: draw(values.cost) for key in ("input", "output", "cacheRead", "cacheWrite")}
     cost: dict[str, Any] = {**parts, "total": sum(parts.values())}
-    if draw(st.booleans()):
-        cost["totalFromProvider"] = draw(st.booleans())
+    if draw(BOOLEANS):
+        cost["totalFromProvider"] = draw(BOOLEANS)
     return cost
 
 
@@ -44,9 +44,9 @@ def _usages(draw: st.DrawFn, values: Values, reasoning: bool | None,
             cache_write_1h: bool | None) -> dict[str, Any]:
     usage: dict[str, Any] = {
         key: draw(values.tokens) for key in ("input", "output", "cacheRead", "cacheWrite")}
-    if cache_write_1h or (cache_write_1h is None and draw(st.booleans())):
+    if cache_write_1h or (cache_write_1h is None and draw(BOOLEANS)):
         usage["cacheWrite1h"] = draw(st.integers(0, usage["cacheWrite"]))
-    if reasoning or (reasoning is None and draw(st.booleans())):
+    if reasoning or (reasoning is None and draw(BOOLEANS)):
         usage["reasoning"] = draw(st.integers(0, usage["output"]))
     usage["totalTokens"] = (usage["input"] + usage["output"] + usage["cacheRead"]
                             + usage["cacheWrite"])

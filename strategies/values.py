@@ -26,6 +26,9 @@ __all__ = [
     "texts",
 ]
 
+# One strategy object for every optional field's coin: building one per draw (a cache look-up
+# in Hypothesis) costs more than the draw itself.
+BOOLEANS = st.booleans()
 # Milliseconds between 2000-01-01 and 2100-01-01: what a real session holds.
 _MS_MIN, _MS_MAX = 946_684_800_000, 4_102_444_800_000
 

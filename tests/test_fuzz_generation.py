@@ -1,6 +1,8 @@
 """The fuzzer's sessions drawn in generator processes: every one judged once, generation
 overlapping the judging, and shrinking from choices drawn in another process."""
 
+import itertools
+import json
 import time
 from collections import Counter
 
@@ -9,7 +11,14 @@ import pytest
 from conformance.errors import ConformanceError
 from conformance.maintenance import fuzz as fuzzer
 from conformance.maintenance.fuzz import Finding, fuzz
-from conformance.maintenance.fuzz_generation import Generators, Share, fuzz_sessions, shares
+from conformance.maintenance.fuzz_generation import (
+    Generators,
+    Share,
+    draw_kind,
+    fuzz_sessions,
+    generators_for,
+    shares,
+)
 
 
 def _drawn(kind: str, plan: list[Share]) -> list[bytes]:
@@ -31,13 +40,15 @@ class RecordingPair:
         self.sessions: list[bytes] = []
         self.times: list[float] = []
 
-    def compare(self, session: bytes) -> Finding | None:
+    def answers(self, session: bytes) -> tuple[dict, dict]:
         self.times.append(time.perf_counter())
         self.sessions.append(session)
         time.sleep(self.delay)
-        if self.disagrees is not None and self.disagrees in session:
-            return Finding(session, "stats planted", {"stats": "planted"})
-        return None
+        differs = self.disagrees is not None and self.disagrees in session
+        return {"entries": {"output": {"n": 0}}}, {"entries": {"output": {"n": int(differs)}}}
+
+    def compare(self, session: bytes) -> Finding | None:
+        return fuzzer.judge(session, self.stages, *self.answers(session))
 
 
 def test_shares_split_the_examples_without_loss_and_one_generator_keeps_the_seed():
@@ -60,7 +71,7 @@ def test_every_drawn_session_is_judged_exactly_once_over_several_pairs():
     outcome = fuzz(pairs, max_examples=13, seed=4, sessions="valid")  # type: ignore[arg-type]
     judged = [session for pair in pairs for session in pair.sessions]
     assert outcome.examples == 13 and len(judged) == 13
-    assert Counter(judged) == Counter(_drawn("valid", shares(4, 13, 3)))
+    assert Counter(judged) == Counter(_drawn("valid", shares(4, 13, generators_for(3))))
     assert sum(1 for pair in pairs if pair.sessions) >= 2  # the pairs shared the work
 
 
@@ -83,7 +94,7 @@ def test_drawing_overlaps_judging(monkeypatch: pytest.MonkeyPatch):
 
 def test_a_failing_generator_is_a_clear_error():
     with pytest.raises(ConformanceError, match="drawing sessions failed"):
-        _drawn("valid", [Share(0, 1, -1)])  # Hypothesis rejects max_examples=-1
+        _drawn("valid", [Share(0, 1, -1)])  # no generator draws max_examples=-1
 
 
 def test_a_generator_writing_much_on_stderr_is_never_blocked(monkeypatch):
@@ -121,13 +132,49 @@ def test_the_thread_generator_still_serves_an_explicit_strategy():
     assert outcome.examples == 5 and len(pair.sessions) == 5
 
 
-def test_a_judging_failure_stops_the_generators():
+def test_a_failure_to_ask_stops_the_generators():
     class Broken(RecordingPair):
-        def compare(self, session: bytes) -> Finding | None:
-            raise RuntimeError("judge broke")
+        def answers(self, session: bytes) -> tuple[dict, dict]:
+            raise RuntimeError("asking broke")
 
-    with pytest.raises(RuntimeError, match="judge broke"):
+    with pytest.raises(RuntimeError, match="asking broke"):
         fuzz([Broken()], max_examples=200, seed=3, sessions="valid")  # type: ignore[list-item]
+
+
+def test_a_judging_failure_stops_the_run(monkeypatch: pytest.MonkeyPatch):
+    def broken(*args: object) -> None:
+        raise RuntimeError("judge broke")
+
+    monkeypatch.setattr(fuzzer, "judge", broken)
+    pair = RecordingPair()
+    with pytest.raises(RuntimeError, match="judge broke"):
+        fuzz([pair], max_examples=200, seed=3, sessions="valid")  # type: ignore[list-item]
+    assert len(pair.sessions) < 200  # stopped early, not after asking everything
+
+
+def test_a_pair_asks_its_next_session_while_the_last_one_is_judged(
+        monkeypatch: pytest.MonkeyPatch):
+    """The first judgement waits for the second ask: judged in line, it would wait in vain."""
+    import threading
+
+    second_asked = threading.Event()
+    waited: list[bool] = []
+    real = fuzzer.judge
+
+    class Pair(RecordingPair):
+        def answers(self, session: bytes) -> tuple[dict, dict]:
+            if self.sessions:
+                second_asked.set()
+            return super().answers(session)
+
+    def judge_after_the_next_ask(*args):  # type: ignore[no-untyped-def]
+        if not waited:
+            waited.append(second_asked.wait(timeout=60))
+        return real(*args)
+
+    monkeypatch.setattr(fuzzer, "judge", judge_after_the_next_ask)
+    outcome = fuzz([Pair()], max_examples=3, seed=2, sessions="valid")  # type: ignore[list-item]
+    assert outcome.examples == 3 and waited == [True]
 
 
 def test_generators_started_before_the_pairs_serve_the_run():
@@ -142,4 +189,74 @@ def test_generators_started_before_the_pairs_serve_the_run():
         generators.close()
     judged = [session for pair in pairs for session in pair.sessions]
     assert outcome.examples == 7
-    assert Counter(judged) == Counter(_drawn("valid", shares(5, 7, 2)))
+    assert Counter(judged) == Counter(_drawn("valid", shares(5, 7, generators_for(2))))
+
+
+def _lines(session: bytes) -> list[dict]:
+    """The JSON objects of a session file, quirks (CRLF, garbage lines) skipped."""
+    out = []
+    for line in session.split(b"\n"):
+        try:
+            value = json.loads(line.strip(b"\r"))
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            out.append(value)
+    return out
+
+
+def _features(session: bytes) -> set[str]:
+    """What one session file exercises: entry types, roles, blocks, tree shapes, quirks."""
+    lines = _lines(session)
+    header, entries = lines[0], lines[1:]
+    found = {f"v{header.get('version', 1)}"}
+    found |= {f"entry {e['type']}" for e in entries}
+    for previous, entry in itertools.pairwise(entries):
+        if "id" in entry and entry.get("parentId") not in (None, previous.get("id")):
+            found.add("a branch")
+    for entry in entries:
+        message = entry.get("message") or {}
+        if message:
+            found.add(f"role {message['role'] if message['role'] in ROLES else 'unknown'}")
+        content = message.get("content") if isinstance(message.get("content"), list) else []
+        found |= {f"block {b.get('type')}" + (" redacted" if b.get("redacted") else "")
+                  for b in content if isinstance(b, dict)}
+        if (message.get("usage") or {}).get("reasoning"):
+            found.add("reasoning")
+        if entry["type"] == "compaction" and entry.get("firstKeptEntryId") == entry.get("id"):
+            found.add("a retain-none compaction")
+    found |= {name for name, marker in EDGE_MARKERS.items() if marker in session}
+    if not session.endswith(b"\n"):
+        found.add("no final newline")
+    return found
+
+
+ROLES = ("user", "assistant", "toolResult", "system", "bashExecution", "custom", "hookMessage")
+EDGE_MARKERS = {"CRLF line ends": b"}\r\n", "a garbage line": b"\n{not json",
+                "an astral character": "\U0001f600".encode(),
+                "an unparsable timestamp": b'"not a date"'}
+
+
+def test_the_fuzzers_sessions_still_reach_every_kind_of_session():
+    """Seeded drawing draws the same kinds of sessions: every entry type, every role, every
+    block, branches, retain-none compactions, legacy files and the edge cases."""
+    from strategies.entries import ENTRY_TYPES
+
+    sessions: list[bytes] = []
+    draw_kind("all", 600, 1, lambda session, choices: sessions.append(session))
+    found = set().union(*map(_features, sessions))
+    wanted = ({f"entry {kind}" for kind in ENTRY_TYPES} | {f"role {r}" for r in ROLES}
+              | {"role unknown", "block text", "block thinking", "block thinking redacted",
+                 "block image", "block toolCall", "a branch", "a retain-none compaction",
+                 "reasoning", "v1", "v2", "v3", "no final newline"} | set(EDGE_MARKERS))
+    assert wanted - found == set()
+    assert len(set(sessions)) > 550  # hardly ever the same session twice
+
+
+def test_a_seed_draws_the_same_sessions_and_choices_in_any_process():
+    first: list[tuple[bytes, bytes]] = []
+    second: list[tuple[bytes, bytes]] = []
+    draw_kind("all", 20, 3, lambda *item: first.append(item))
+    draw_kind("all", 20, 3, lambda *item: second.append(item))
+    assert first == second and len(set(first)) == 20
+    assert _drawn("all", [Share(0, 3, 20)]) == [session for session, _ in first]

@@ -136,3 +136,11 @@ def test_edge_sessions_load_in_pi_and_survive_the_entries_stage(pi, data):
     outputs = pi.outputs(data, ["entries", "branch", "context", "projection", "llm", "prompt",
                                 "stats"])
     entries_survive_loading(data, outputs["entries"])
+
+
+@pytest.mark.reference
+@given(edge_session_files(seeded=True))
+def test_seeded_edge_sessions_load_in_pi_and_survive_the_entries_stage(pi, data):
+    outputs = pi.outputs(data, ["entries", "branch", "context", "projection", "llm", "prompt",
+                                "stats"])
+    entries_survive_loading(data, outputs["entries"])

@@ -113,3 +113,34 @@ def test_legacy_files_load_in_pi_and_are_migrated(pi, session):
     outputs = pi.outputs(data, STAGES)
     legacy_files_are_migrated(data, outputs["entries"])
     assert len(outputs["entries"]["entries"]) == len(session.entries)
+
+
+@given(sessions(seeded=True))
+def test_seeded_trees_only_reference_entries_that_exist(session):
+    _check_tree(session)
+
+
+@given(legacy_sessions(1, seeded=True), legacy_sessions(2, seeded=True))
+def test_seeded_legacy_files_keep_their_versions_shapes(v1, v2):
+    assert "version" not in v1.header and v2.header["version"] == 2
+    for position, entry in enumerate(v1.entries, start=1):
+        assert "id" not in entry
+        if entry["type"] == "compaction":
+            assert 1 <= entry["firstKeptEntryIndex"] < position
+    _check_tree(v2)
+
+
+@pytest.mark.reference
+@given(session_files(seeded=True))
+def test_seeded_sessions_load_in_pi_and_survive_the_entries_stage_intact(pi, data):
+    outputs = pi.outputs(data, STAGES)
+    entries_survive_loading(data, outputs["entries"])
+
+
+@pytest.mark.reference
+@given(legacy_sessions(1, seeded=True) | legacy_sessions(2, seeded=True))
+def test_seeded_legacy_files_load_in_pi_and_are_migrated(pi, session):
+    data = session.to_jsonl()
+    outputs = pi.outputs(data, STAGES)
+    legacy_files_are_migrated(data, outputs["entries"])
+    assert len(outputs["entries"]["entries"]) == len(session.entries)

@@ -13,12 +13,12 @@ makes hundreds of sessions per second possible. A crash or hang is a finding too
 process is restarted for the next example.
 
 A run has two phases, so that generation stays off the critical path. Exploring: generator
-processes (``fuzz_generation``, one per pair, each its own seed and share of the sessions)
-draw sessions with Hypothesis while ``-j`` pairs of processes (implementation and reference,
-each pair started side by side) answer the ones drawn before; nothing waits for anything but
-the slowest of them. Shrinking, only when something disagreed: the Hypothesis choices each
-disagreeing session was drawn from are handed back to Hypothesis as saved examples, which it
-replays, compares again and shrinks.
+processes (``fuzz_generation``, one per four pairs, each its own seed and share of the
+sessions) draw seeded sessions, in the form Hypothesis replays, while ``-j`` pairs of
+processes (implementation and reference, each pair started side by side) answer the ones
+drawn before; nothing waits for anything but the slowest of them. Shrinking, only when
+something disagreed: the Hypothesis choices each disagreeing session was drawn from are handed
+back to Hypothesis as saved examples, which it replays, compares again and shrinks.
 """
 
 from __future__ import annotations
@@ -44,10 +44,12 @@ from hypothesis.database import InMemoryExampleDatabase
 from hypothesis.errors import FlakyFailure
 from hypothesis.strategies import SearchStrategy
 
+from conformance import jsonio
 from conformance.corpus.normalization import input_strings
 from conformance.corpus.stages import SESSION_STAGES, api_of
 from conformance.errors import ConformanceError, ImplementationError
 from conformance.implementations import protocol
+from conformance.implementations.reference import ram_directory
 from conformance.implementations.transports import Implementation
 from conformance.judging.comparison import differences, preload
 from conformance.maintenance.fuzz_generation import (
@@ -56,6 +58,7 @@ from conformance.maintenance.fuzz_generation import (
     draw,
     draw_settings,
     fuzz_sessions,
+    generators_for,
     shares,
 )
 from conformance.maintenance.oracle import request_options
@@ -124,7 +127,10 @@ class Differential:
         self.options = options
         self.timeout = timeout
         self.seq = 0
-        self.scratch = Path(tempfile.mkdtemp(prefix="pi-conformance-fuzz-"))
+        # Every session is written here before both sides read it: in RAM when there is a
+        # RAM file system (writing to a disk took a millisecond, on every session's path).
+        self.scratch = Path(tempfile.mkdtemp(prefix="pi-conformance-fuzz-",
+                                             dir=ram_directory()))
         self.pool = ThreadPoolExecutor(1)
         self.stages: list[str] = []
 
@@ -168,6 +174,10 @@ class Differential:
             return {stage: {"error": {"message": message}} for stage in request["stages"]}
 
     def compare(self, session: bytes) -> Finding | None:
+        return judge(session, self.stages, *self.answers(session))
+
+    def answers(self, session: bytes) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The reference's per-stage results and the implementation's, asked at once."""
         self.seq += 1
         path = self.scratch / "session.jsonl"
         path.write_bytes(session)
@@ -176,14 +186,13 @@ class Differential:
             session.decode("utf-8", errors="replace"), list(self.stages), self.options or {})
         pending = self.pool.submit(self._ask, self.impl, request)
         expected = self._ask(self.reference, request)
-        actual = pending.result()
-        return judge(session, self.stages, expected, actual)
+        return expected, pending.result()
 
 
 def judge(session: bytes, stages: list[str], expected: dict[str, Any],
           actual: dict[str, Any]) -> Finding | None:
     """How ``actual`` (the implementation) differs from ``expected`` (the reference)."""
-    known = input_strings(session)
+    known: frozenset[str] | None = None  # the session's strings: read once outputs differ
     found: dict[str, str] = {}
     details: dict[str, list[dict[str, Any]]] = {}
     key = ""
@@ -202,6 +211,9 @@ def judge(session: bytes, stages: list[str], expected: dict[str, Any],
             what = f"Pi gives {want_kind}, the implementation {got_kind}"
             kind = f"{want_kind}-vs-{got_kind}"
         elif want_kind == "output":
+            if _identical(want["output"], got["output"]):
+                continue
+            known = input_strings(session) if known is None else known
             diffs = differences(want["output"], got["output"], known)
             if not diffs:
                 continue
@@ -215,6 +227,15 @@ def judge(session: bytes, stages: list[str], expected: dict[str, Any],
         found[stage] = what
         key = key or f"{stage} {kind}"
     return Finding(session, key, found, details) if found else None
+
+
+def _identical(a: Any, b: Any) -> bool:
+    """The same JSON, byte for byte once keys are sorted: no difference, and no need to read
+    the session's strings, which only tell generated values apart. False when unsure."""
+    try:
+        return jsonio.canonical(a) == jsonio.canonical(b)
+    except (TypeError, ValueError, RecursionError):
+        return False
 
 
 @dataclass
@@ -256,10 +277,10 @@ def fuzz(differentials: Differential | Sequence[Differential], *, max_examples: 
     """Explore ``max_examples`` sessions over every pair in ``differentials`` at once, then
     shrink every distinct disagreement (see the module's docstring).
 
-    ``sessions`` is a session kind (``fuzz_sessions``; default ``all``), drawn in one
-    generator process per pair; or generators already started (``start_generators``, so
-    that they start while the implementations do); or a strategy, drawn in a thread of this
-    process."""
+    ``sessions`` is a session kind (``fuzz_sessions``; default ``all``), drawn in generator
+    processes (``generators_for`` the pairs); or generators already started
+    (``start_generators``, so that they start while the implementations do); or a strategy,
+    drawn in a thread of this process."""
     pairs = [differentials] if isinstance(differentials, Differential) else list(differentials)
     if not pairs:
         raise ConformanceError("fuzz needs at least one implementation and reference pair")
@@ -271,10 +292,11 @@ def fuzz(differentials: Differential | Sequence[Differential], *, max_examples: 
     else:
         kind = "all" if sessions is None else sessions
     strategy = fuzz_sessions(kind) if isinstance(kind, str) else kind
-    plan = started_early.plan if started_early else shares(seed, max_examples, len(pairs))
+    plan = started_early.plan if started_early else shares(seed, max_examples,
+                                                           generators_for(len(pairs)))
     drawn: queue.Queue[Any] = queue.Queue(maxsize=AHEAD * len(pairs))
+    answered: queue.Queue[Any] = queue.Queue(maxsize=AHEAD * len(pairs))
     found: dict[str, tuple[Finding, bytes]] = {}
-    lock = threading.Lock()
     count = 0
     failure: list[BaseException] = []
     stop = threading.Event()
@@ -299,31 +321,47 @@ def fuzz(differentials: Differential | Sequence[Differential], *, max_examples: 
                 drawn.put(_DONE)
 
     def work(pair: Differential) -> None:
-        nonlocal count
         while (item := drawn.get()) is not _DONE:
             session, choices = item
             if stop.is_set():
-                continue  # a judge failed: drain what was drawn, judge nothing more
+                continue  # something failed: drain what was drawn, ask nothing more
             try:
-                finding = pair.compare(session)
+                answers = pair.answers(session)
             except BaseException as exc:
                 failure.append(exc)
                 stop.set()
                 continue
-            with lock:
-                count += 1
-                on_example(count)
-                if finding is not None:
-                    found.setdefault(finding.key, (finding, choices))
+            answered.put((pair.stages, session, choices, answers))
+
+    def judge_all() -> None:
+        """Judging, in a thread of its own: a pair asks its next session meanwhile."""
+        nonlocal count
+        while (item := answered.get()) is not _DONE:
+            stages, session, choices, (expected, actual) = item
+            if stop.is_set():
+                continue
+            try:
+                finding = judge(session, stages, expected, actual)
+            except BaseException as exc:
+                failure.append(exc)
+                stop.set()
+                continue
+            count += 1
+            on_example(count)
+            if finding is not None:
+                found.setdefault(finding.key, (finding, choices))
 
     preload()  # nothing is imported half-way in one thread while another draws
     started = time.perf_counter()
     threads = [threading.Thread(target=produce, daemon=True)]
     threads += [threading.Thread(target=work, args=(pair,), daemon=True) for pair in pairs]
-    for thread in threads:
+    judging = threading.Thread(target=judge_all, daemon=True)
+    for thread in [*threads, judging]:
         thread.start()
     for thread in threads:
         thread.join()
+    answered.put(_DONE)
+    judging.join()
     elapsed = time.perf_counter() - started
     if failure:
         raise failure[0]
@@ -344,7 +382,7 @@ def fuzz_seed(seed: int | None) -> int:
 
 def start_generators(kind: str, max_examples: int, seed: int, pairs: int) -> Generators:
     """The generator processes ``fuzz`` would start for these pairs, started now."""
-    return Generators(kind, shares(seed, max_examples, pairs))
+    return Generators(kind, shares(seed, max_examples, generators_for(pairs)))
 
 
 def _shrink(pair: Differential, strategy: SearchStrategy[bytes],

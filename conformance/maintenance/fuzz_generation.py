@@ -1,22 +1,26 @@
-"""Where the fuzzer's sessions come from: Hypothesis draws, in worker processes.
+"""Where the fuzzer's sessions come from: seeded draws, in worker processes.
 
-Drawing a session costs about 20 ms of CPU (Hypothesis's per-draw bookkeeping over ~160
-draws), four times what both implementations and the judge together take for it. In a thread
-it also holds the GIL against the judging thread, whose every wake-up after Pi answers then
-waits for a switch interval. So the sessions are drawn in separate processes (``python -m``: no
-fork of a process that holds pipes to Node and running threads), each with its own seed and
-share of the examples, writing length-prefixed sessions to a pipe: generation overlaps
-answering and judging, and the pipe and a bounded queue keep a generator from running far
-ahead.
+Drawing a session with the public strategies through Hypothesis costs about 20 ms of CPU
+(its per-draw bookkeeping over ~160 draws), four times what both implementations and the judge
+together take for it. So the fuzzer draws ``seeded=True`` sessions (a few integer choices for
+the tree's shape and one seed per entry, see ``strategies.seeded``), and draws them without
+Hypothesis's engine: :func:`strategies.seeded.recorded` makes those choices itself, with a
+seeded random generator, and writes them down as Hypothesis would have. Shrinking hands them
+to Hypothesis as saved examples, which replay the very same sessions, in this process.
 
-A generator is named by the session kind (``all``, ``valid``, ``edge``, ``legacy``), which is
-what another process can rebuild. Each session comes with the Hypothesis choices it was drawn
-from: shrinking hands those to Hypothesis as saved examples to replay, in this process.
+In a thread drawing would also hold the GIL against the judging thread, whose every wake-up
+after Pi answers then waits for a switch interval. So the sessions are drawn in separate
+processes (``python -m``: no fork of a process that holds pipes to Node and running threads),
+each with its own seed and share of the examples, writing length-prefixed sessions to a pipe:
+generation overlaps answering and judging, and the pipe and a bounded queue keep a generator
+from running far ahead. A generator is named by the session kind (``all``, ``valid``,
+``edge``, ``legacy``), which is what another process can rebuild.
 """
 
 from __future__ import annotations
 
 import queue
+import random
 import subprocess
 import sys
 import tempfile
@@ -35,6 +39,10 @@ from conformance.errors import ConformanceError
 
 KINDS = ("all", "valid", "edge", "legacy")
 AHEAD = 8  # sessions a generator may draw ahead of the judges, per generator
+# A generator draws a session in about 1 ms of CPU, a pair answers and judges one in about
+# 8 ms: one generator keeps several pairs busy, and each one more costs its start (~0.4 s
+# of CPU, mostly importing Hypothesis) on the cores the pairs use.
+PAIRS_PER_GENERATOR = 4
 
 
 def fuzz_sessions(kind: str = "all") -> SearchStrategy[bytes]:
@@ -42,13 +50,11 @@ def fuzz_sessions(kind: str = "all") -> SearchStrategy[bytes]:
     quirks, ``legacy`` v1/v2 files, or ``all`` of them (valid first: it shrinks there)."""
     import strategies as pis
 
-    legacy = st.one_of(pis.legacy_sessions(1), pis.legacy_sessions(2)).map(pis.Session.to_jsonl)
-    choices = {
-        "valid": [pis.session_files()],
-        "edge": [pis.edge_session_files()],
-        "legacy": [legacy],
-        "all": [pis.session_files(), pis.edge_session_files(), legacy],
-    }
+    legacy = st.one_of(pis.legacy_sessions(1, seeded=True),
+                       pis.legacy_sessions(2, seeded=True)).map(pis.Session.to_jsonl)
+    valid, edge = pis.session_files(seeded=True), pis.edge_session_files(seeded=True)
+    choices = {"valid": [valid], "edge": [edge], "legacy": [legacy],
+               "all": [valid, edge, legacy]}
     if kind not in choices:
         raise ConformanceError(f"unknown session kind {kind!r}: use {', '.join(choices)}")
     return st.one_of(choices[kind])
@@ -66,13 +72,30 @@ def draw_settings(max_examples: int) -> settings:
 def draw(sessions: SearchStrategy[bytes], max_examples: int, seed: int,
          sink: Callable[[bytes, bytes], None]) -> None:
     """Hand every session Hypothesis draws for ``seed`` to ``sink``, in order, with the
-    choices it was drawn from (what Hypothesis replays to shrink it, in any process)."""
+    choices it was drawn from (what Hypothesis replays to shrink it, in any process): how any
+    strategy is drawn, the fuzz kinds included (``draw_kind`` draws those faster)."""
     @draw_settings(max_examples)
     @given(sessions)
     def each(session: bytes) -> None:
         sink(session, choices_to_bytes(current_build_context().data.choices))
 
     hypothesis_seed(seed)(each)()
+
+
+def draw_kind(kind: str, max_examples: int, seed: int,
+              sink: Callable[[bytes, bytes], None]) -> None:
+    """Hand ``max_examples`` sessions of ``kind`` drawn for ``seed`` to ``sink``, with the
+    choices Hypothesis replays them from (``strategies.seeded.recorded``), without its engine:
+    the same seed, the same sessions."""
+    from strategies.seeded import recorded
+
+    if max_examples < 0:
+        raise ConformanceError(f"max_examples must be at least 0, not {max_examples}")
+    sessions = fuzz_sessions(kind)
+    seeds = random.Random(seed)
+    for _ in range(max_examples):
+        session, choices = recorded(sessions, seeds.getrandbits(64))
+        sink(session, choices_to_bytes(choices))
 
 
 @dataclass(frozen=True)
@@ -82,6 +105,11 @@ class Share:
     index: int
     seed: int
     examples: int
+
+
+def generators_for(pairs: int) -> int:
+    """How many generator processes serve ``pairs`` pairs of processes."""
+    return max(1, -(-pairs // PAIRS_PER_GENERATOR))
 
 
 def shares(seed: int, max_examples: int, generators: int) -> list[Share]:
@@ -104,7 +132,7 @@ def _generate(kind: str, examples: int, seed: int) -> None:
                   + len(choices).to_bytes(4, "big") + choices)
         out.flush()  # the pipe's buffer is the backpressure: a full pipe blocks the draw
 
-    draw(fuzz_sessions(kind), examples, seed, put)
+    draw_kind(kind, examples, seed, put)
     out.write(_END)
     out.flush()
 
@@ -147,8 +175,11 @@ class Generators:
             self.items.put((index, None))
             return
         code = process.wait()
-        self.errors[index].seek(0)
-        error = self.errors[index].read()[-20000:].decode("utf-8", "replace").strip()
+        try:
+            self.errors[index].seek(0)
+            error = self.errors[index].read()[-20000:].decode("utf-8", "replace").strip()
+        except ValueError:  # closed: the run stopped the generators, nobody waits for this
+            return
         self.items.put((index, error or f"the generator process exited ({code})"))
 
     def __iter__(self) -> Iterator[tuple[bytes, bytes]]:
