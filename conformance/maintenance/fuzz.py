@@ -351,7 +351,9 @@ def fuzz(differentials: Differential | Sequence[Differential], *, max_examples: 
             if finding is not None:
                 found.setdefault(finding.key, (finding, choices))
 
-    preload()  # nothing is imported half-way in one thread while another draws
+    if not isinstance(kind, str):  # drawn in a thread here: nothing may be imported half-way
+        preload()  # by one thread while Hypothesis draws in another (generator processes
+        #            draw elsewhere, and DeepDiff, rarely needed now, is then imported on use)
     started = time.perf_counter()
     threads = [threading.Thread(target=produce, daemon=True)]
     threads += [threading.Thread(target=work, args=(pair,), daemon=True) for pair in pairs]
