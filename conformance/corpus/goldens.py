@@ -119,11 +119,12 @@ class Goldens(Mapping[GoldenKey, Golden]):
 
     def check(self, wanted: Iterable[tuple[Case, str]], root: Path) -> None:
         """Read and check every golden in ``wanted`` not held yet (``root``: the corpus's)."""
+        unread = [(case, stage) for case, stage in wanted if (case.id, stage) not in self._kept]
+        if not unread:
+            return
         checks = GoldenChecks(root)
-        for case, stage in wanted:
+        for case, stage in unread:
             key = (case.id, stage)
-            if key in self._kept:
-                continue
             path = case.expected_path(stage)
             raw = _golden_bytes(case, stage, path)
             name = _relative_name(path, root)
