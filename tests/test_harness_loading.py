@@ -46,9 +46,11 @@ def prefix(tmp_path: Path) -> Path:
     return prefix
 
 
-def converse(prefix: Path, tmp_path: Path, requests: list[dict]) -> tuple[list[dict], list[str]]:
+def converse(prefix: Path, tmp_path: Path, requests: list[dict], *, preload: bool = False,
+             **extra_env: str) -> tuple[list[dict], list[str]]:
     """Every answer of one harness process to ``requests`` (then bye), and the module URLs it
-    loaded, in order, after its hello."""
+    loaded, in order. Without ``preload``, as in a process started for one case, it loads
+    nothing ahead of what a case needs."""
     recorder = tmp_path / "recorder.mjs"
     recorder.write_text(RECORDER)
     log = tmp_path / "loaded.log"
@@ -57,7 +59,9 @@ def converse(prefix: Path, tmp_path: Path, requests: list[dict]) -> tuple[list[d
     (home / "agent").mkdir(parents=True, exist_ok=True)
     (home / "tmp").mkdir(exist_ok=True)
     env = {**ref.sandbox_env(home), "TMPDIR": str(home / "tmp"), "LOADED_LOG": str(log),
-           "NODE_OPTIONS": f"--import={recorder.as_uri()}"}
+           "NODE_OPTIONS": f"--import={recorder.as_uri()}", **extra_env}
+    if not preload:
+        env["PI_CONFORMANCE_PRELOAD"] = "0"
     node = ref.require_installation().node
     lines = [json.dumps(r) for r in [protocol.hello_request(), *requests, {"cmd": "bye"}]]
     done = subprocess.run([str(node), str(ref.HARNESS), str(prefix), "@earendil-works"],
@@ -173,3 +177,26 @@ def test_an_installation_that_cannot_answer_a_hello_fails_its_warm_up(tmp_path):
     (broken / "node_modules" / ".bin" / "node").symlink_to(ref.require_installation().node)
     with pytest.raises(ReferenceMissing, match="does not answer a hello"):
         ref.warm_up(ref.Installation(broken))
+
+
+def test_ahead_of_its_cases_it_loads_all_of_pi_and_awaits_that_before_a_request_stage(
+        prefix, tmp_path, session):
+    converse(prefix, tmp_path, [])
+    answers, loads = converse(prefix, tmp_path, [
+        run_request(session, ["entries", "request.openai-responses"])], preload=True)
+    assert answers[1]["results"]["request.openai-responses"]["rejected"]  # no model given
+    for module in ("dist/core/agent-session.js", "dist/api/anthropic-messages.js",
+                   "dist/api/google-generative-ai.js"):
+        assert loaded(loads, module), module
+
+
+def test_a_process_for_one_case_or_a_variation_loads_only_what_the_case_needs(
+        prefix, tmp_path, session):
+    converse(prefix, tmp_path, [])
+    for preload, env in ((False, {}), (True, {"PI_CONFORMANCE_SEED": "s"})):
+        _, loads = converse(prefix, tmp_path, [
+            run_request(session, ["entries", "request.openai-responses"])],
+            preload=preload, **env)
+        assert loaded(loads, "dist/api/openai-responses.js")
+        assert not loaded(loads, "dist/api/anthropic-messages.js")
+        assert not loaded(loads, "dist/core/agent-session.js")

@@ -19,6 +19,10 @@
 //                                come from a generator seeded with this string
 //   PI_CONFORMANCE_CLOCK_OFFSET  milliseconds added to Date.now() and `new Date()`
 //   PI_CONFORMANCE_SCRATCH_TAG   put into the name of the private temporary directory
+//
+// And one that changes only when Pi's modules load (see `preload`):
+//   PI_CONFORMANCE_PRELOAD=0     load only what each case's stages need, nothing ahead (for a
+//                                process started for one case, where Pi may loop forever)
 
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import nodeCrypto from "node:crypto";
@@ -266,7 +270,30 @@ async function capabilitiesOfInstallation() {
 
 const capabilities = await capabilitiesOfInstallation();
 const STAGES = capabilities.stages;
-loadGroup(CORE).catch(() => {}); // started now, awaited by the first case; a failure shows there
+
+// Once it has answered its hello, while its runner gets ready (about half a second), the
+// harness loads the rest of Pi, group by group, so that a case needing all of it does not wait
+// for all of it. Module code never runs in the middle of synchronous code, so a case whose
+// stages are all synchronous runs safely between two groups; one with a request or wire
+// stage, which awaits, waits for the loading to end first (see runCase). Not done under a
+// variation (randomness Pi's modules consumed at load would then depend on timing), nor in a
+// process started for one case (PI_CONFORMANCE_PRELOAD=0).
+let preloading = loadGroup(CORE); // a failure shows in the first case that needs the group
+preloading.catch(() => {});
+let preloadStarted = process.env.PI_CONFORMANCE_PRELOAD === "0" || Object.values(variation).some((v) => v !== undefined);
+
+function preloadTheRest() {
+	if (preloadStarted) return;
+	preloadStarted = true;
+	const groups = [CORE, AGENT_SESSION, ...Object.keys(capabilities.apis).map((api) => `api:${api}`)];
+	preloading = (async () => {
+		for (const group of groups) {
+			await loadGroup(group);
+			await new Promise((resolve) => setImmediate(resolve)); // a case may come in between
+		}
+	})();
+	preloading.catch(() => {});
+}
 
 const scratchPrefix = variation.scratchTag === undefined ? "pi-conformance-ref-" : `pi-conformance-ref-${variation.scratchTag}-`;
 const scratch = mkdtempSync(join(tmpdir(), scratchPrefix));
@@ -481,9 +508,11 @@ async function wireStage(api, llmMessages, request) {
 async function runCase(message) {
 	const wanted = message.stages ?? STAGES;
 	const cwd = message.options?.cwd ?? cwdDir;
-	// Every module a stage needs is loaded before the first stage runs; a failure to load
-	// Pi is an error of the harness (thrown), never an answer of Pi's.
+	// Every module a stage needs is loaded before the first stage runs, and all loading has
+	// ended before a stage that awaits; a failure to load Pi is an error of the harness
+	// (thrown), never an answer of Pi's.
 	await Promise.all(groupsFor(wanted).map(loadGroup));
+	if (wanted.some((stage) => apiOf(stage) !== undefined)) await preloading.catch(() => {});
 	const results = {};
 	let opened;
 	try {
@@ -593,7 +622,10 @@ for await (const line of lines) {
 		write({ error: { message: `not JSON: ${error.message}` } });
 		continue;
 	}
-	if (message.cmd === "hello") write(hello());
+	if (message.cmd === "hello") {
+		write(hello());
+		preloadTheRest();
+	}
 	else if (message.cmd === "run") {
 		try {
 			write({ seq: message.seq, results: await runCase(message) });
