@@ -65,9 +65,20 @@ def test_the_reference_agrees_with_itself_on_every_session_stage(shared_referenc
 
 @pytest.mark.reference
 def test_an_implementation_without_a_shared_stage_is_a_clear_error(shared_reference):
-    with pytest.raises(ConformanceError, match="answers none of the stages"), \
-            Differential(stats_double("correct"), shared_reference, stages=("context",)):
+    impl = stats_double("correct")
+    pair = Differential(impl, shared_reference, stages=("context",))
+    with pytest.raises(ConformanceError, match="answers none of the stages"), pair:
         pass
+    assert impl.connection is None  # stopped, though the pair was never entered
+    assert not pair.scratch.exists()
+
+
+def test_a_pair_never_entered_leaves_no_scratch_behind():
+    pair = Differential(stats_double("correct"), stats_double("correct"))
+    scratch = pair.scratch
+    assert scratch.is_dir()
+    del pair
+    assert not scratch.exists()
 
 
 def test_judge_compares_kinds_and_outputs_and_ignores_skips_and_double_rejections():

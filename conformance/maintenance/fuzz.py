@@ -32,6 +32,7 @@ import shutil
 import tempfile
 import threading
 import time
+import weakref
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -131,6 +132,8 @@ class Differential:
         # RAM file system (writing to a disk took a millisecond, on every session's path).
         self.scratch = Path(tempfile.mkdtemp(prefix="pi-conformance-fuzz-",
                                              dir=ram_directory()))
+        # Removed on exit, or when a pair never entered is collected (or at interpreter exit).
+        self._remove_scratch = weakref.finalize(self, shutil.rmtree, self.scratch, True)
         self.pool = ThreadPoolExecutor(1)
         self.stages: list[str] = []
 
@@ -147,6 +150,7 @@ class Differential:
         elif any(api_of(s) is None for s in both):
             both = [s for s in both if api_of(s) is None]  # request stages only when asked
         if not both:
+            self.__exit__()  # both were started: stop them
             raise ConformanceError(
                 f"{self.impl.spec} answers none of the stages to compare (it claims "
                 f"{', '.join(sorted(hello.stages)) or 'none'})")
@@ -160,7 +164,7 @@ class Differential:
         for impl in (self.impl, self.reference):
             with contextlib.suppress(ConformanceError):
                 impl.close()
-        shutil.rmtree(self.scratch, ignore_errors=True)
+        self._remove_scratch()
 
     def _ask(self, impl: Implementation, request: dict[str, Any]) -> dict[str, Any]:
         """The per-stage results, or one ``error`` result per stage if the run failed."""
