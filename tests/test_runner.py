@@ -369,6 +369,11 @@ def test_a_failure_to_emit_ends_the_run_with_that_error_and_no_worker_waits(corp
         emitted.append(result)
 
     impl = resolve(fake("correct"))
+    asked = []
     with impl, pytest.raises(OSError, match="no space left"):
+        real_run = impl.run
+        impl.run = lambda request, timeout: (asked.append(request["seq"]),
+                                             real_run(request, timeout))[1]
         Runner(corpus, RunSettings(timeout=10)).run([impl], corpus.cases, Selection(), emit)
     assert len(emitted) == 3
+    assert len(asked) < len(corpus.cases)  # it stopped asking

@@ -329,7 +329,8 @@ class Runner:
         judging: queue.Queue[_Judged | None] = queue.Queue(maxsize=2 * len(implementations))
         judge_failures: list[BaseException] = []
         judge_thread = threading.Thread(target=self._judge_worker,
-                                        args=(judging, locked_emit, judge_failures), daemon=True)
+                                        args=(judging, locked_emit, judge_failures, stop),
+                                        daemon=True)
         budget = _RestartBudget(self.settings.max_restarts)
         scratch = Path(tempfile.mkdtemp(prefix="pi-conformance-run-"))
         try:
@@ -421,9 +422,10 @@ class Runner:
     @staticmethod
     def _judge_worker(judging: queue.Queue[_Judged | None],
                       emit: Callable[[StageResult], None],
-                      failures: list[BaseException]) -> None:
+                      failures: list[BaseException], stop: threading.Event) -> None:
         """Judge and emit what the workers obtained, in the order they obtained it. Once
-        emitting has failed, it still drains the queue, so that no worker waits forever."""
+        emitting has failed, the workers stop asking, and it drains the queue so that none
+        waits forever."""
         while (item := judging.get()) is not None:
             case, ask, skipped, verdicts = item
             if failures:
@@ -436,6 +438,7 @@ class Runner:
                         emit(result)
             except BaseException as exc:
                 failures.append(exc)
+                stop.set()
 
     def _case_results(self, impl: Implementation, seq: int, case: Case, ask: list[str],
                       scratch: Path, *, another_follows: bool = True
