@@ -260,3 +260,38 @@ def test_a_seed_draws_the_same_sessions_and_choices_in_any_process():
     draw_kind("all", 20, 3, lambda *item: second.append(item))
     assert first == second and len(set(first)) == 20
     assert _drawn("all", [Share(0, 3, 20)]) == [session for session, _ in first]
+
+
+def test_sessions_recorded_as_this_hypothesis_draws_are_recorded_without_its_engine():
+    from conformance.maintenance.fuzz_generation import recording_matches, replayed
+
+    assert recording_matches(fuzz_sessions("all"))
+    got = []
+    draw_kind("valid", 3, 5, lambda session, choices: got.append((session, choices)))
+    assert [replayed(fuzz_sessions("valid"), choices) for _, choices in got] == [
+        [session] for session, _ in got]
+
+
+@pytest.mark.parametrize("breakage", ["other choices", "an internal gone"])
+def test_a_hypothesis_the_recording_does_not_follow_draws_with_its_own_engine(monkeypatch,
+                                                                              breakage):
+    """A Hypothesis release may draw differently from what strategies.seeded writes down;
+    then the sessions still come, each with choices that replay it (so it can be shrunk)."""
+    import strategies.seeded as seeded
+    from conformance.maintenance.fuzz_generation import recording_matches, replayed
+
+    real = seeded.recorded
+
+    def broken(strategy, seed):
+        if breakage == "an internal gone":
+            raise AttributeError("'SampledFromStrategy' object has no attribute 'elements'")
+        value, choices = real(strategy, seed)
+        return value, [0, *choices]
+
+    monkeypatch.setattr(seeded, "recorded", broken)
+    assert not recording_matches(fuzz_sessions("valid"))
+    got = []
+    draw_kind("valid", 3, 5, lambda session, choices: got.append((session, choices)))
+    assert len(got) == 3
+    assert [replayed(fuzz_sessions("valid"), choices) for _, choices in got] == [
+        [session] for session, _ in got]
