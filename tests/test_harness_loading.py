@@ -38,12 +38,25 @@ registerHooks({
 
 @pytest.fixture
 def prefix(tmp_path: Path) -> Path:
-    """A private npm prefix holding the installed reference's packages."""
+    """A private npm prefix holding the installed reference's packages, and sharing its
+    compile cache (a cache of compiled code, by content: compiling Pi cold takes seconds)."""
     installation = ref.require_installation()
     prefix = tmp_path / "prefix"
     prefix.mkdir()
     (prefix / "node_modules").symlink_to(installation.prefix / "node_modules")
+    (installation.prefix / ".compile-cache").mkdir(exist_ok=True)
+    (prefix / ".compile-cache").symlink_to(installation.prefix / ".compile-cache")
     return prefix
+
+
+def detected(prefix: Path, tmp_path: Path) -> None:
+    """The capabilities kept in ``prefix``: the installation's own file when it has one (the
+    same packages and Node), then a first start, which detects them again if that file was
+    kept by another harness."""
+    kept = ref.require_installation().prefix / ".harness-capabilities.json"
+    if kept.is_file():
+        (prefix / ".harness-capabilities.json").write_bytes(kept.read_bytes())
+    converse(prefix, tmp_path, [])
 
 
 def converse(prefix: Path, tmp_path: Path, requests: list[dict], *, preload: bool = False,
@@ -104,7 +117,7 @@ def test_capabilities_are_detected_once_and_kept_beside_the_installation(prefix,
 
 def test_a_branch_only_case_loads_neither_agent_session_nor_a_provider(prefix, tmp_path,
                                                                         session):
-    converse(prefix, tmp_path, [])  # detect and keep the capabilities
+    detected(prefix, tmp_path)
     answers, loads = converse(prefix, tmp_path, [run_request(session, ["branch"])])
     assert answers[1]["results"]["branch"]["output"]["leafId"] == "a1"
     assert loaded(loads, "dist/core/session-manager.js")
@@ -114,7 +127,7 @@ def test_a_branch_only_case_loads_neither_agent_session_nor_a_provider(prefix, t
 
 def test_a_stage_loads_what_it_needs_before_any_stage_of_its_case_runs(prefix, tmp_path,
                                                                          session):
-    converse(prefix, tmp_path, [])
+    detected(prefix, tmp_path)
     answers, loads = converse(prefix, tmp_path, [
         run_request(session, ["branch"], seq=1),
         run_request(session, ["entries", "stats"], seq=2),
@@ -130,6 +143,7 @@ def test_a_stage_loads_what_it_needs_before_any_stage_of_its_case_runs(prefix, t
     json.dumps({"key": "an older harness", "stages": ["entries"], "apis": {}}),
 ])
 def test_a_stale_or_broken_capabilities_file_is_detected_again(prefix, tmp_path, kept):
+    detected(prefix, tmp_path)
     (expected, *_), _ = converse(prefix, tmp_path, [])
     (prefix / ".harness-capabilities.json").write_text(kept)
     answers, loads = converse(prefix, tmp_path, [])
@@ -141,7 +155,7 @@ def test_a_stale_or_broken_capabilities_file_is_detected_again(prefix, tmp_path,
 
 def test_pi_failing_to_load_is_an_error_of_the_harness_not_a_rejection(prefix, tmp_path,
                                                                         session):
-    converse(prefix, tmp_path, [])
+    detected(prefix, tmp_path)
     capabilities = prefix / ".harness-capabilities.json"
     kept = json.loads(capabilities.read_text())
     kept["apis"]["openai-responses"] = ["dist/api/no-such-module.js", "streamSimple"]
@@ -181,7 +195,7 @@ def test_an_installation_that_cannot_answer_a_hello_fails_its_warm_up(tmp_path):
 
 def test_ahead_of_its_cases_it_loads_all_of_pi_and_awaits_that_before_a_request_stage(
         prefix, tmp_path, session):
-    converse(prefix, tmp_path, [])
+    detected(prefix, tmp_path)
     answers, loads = converse(prefix, tmp_path, [
         run_request(session, ["entries", "request.openai-responses"])], preload=True)
     assert answers[1]["results"]["request.openai-responses"]["rejected"]  # no model given
@@ -192,7 +206,7 @@ def test_ahead_of_its_cases_it_loads_all_of_pi_and_awaits_that_before_a_request_
 
 def test_a_process_for_one_case_or_a_variation_loads_only_what_the_case_needs(
         prefix, tmp_path, session):
-    converse(prefix, tmp_path, [])
+    detected(prefix, tmp_path)
     for preload, env in ((False, {}), (True, {"PI_CONFORMANCE_SEED": "s"})):
         _, loads = converse(prefix, tmp_path, [
             run_request(session, ["entries", "request.openai-responses"])],
