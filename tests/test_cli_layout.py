@@ -115,35 +115,31 @@ def test_importing_the_cli_imports_no_heavy_library():
     assert found == []
 
 
-def test_help_works_without_importing_them_either():
+def modules_after(arguments: list[str]) -> list[str]:
+    """The modules a fresh interpreter holds after running the CLI with ``arguments``."""
     probe = ("import sys; from conformance.cli.main import main\n"
-             "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
-             "print('jsonschema' in sys.modules, 'deepdiff' in sys.modules)")
+             f"try:\n    main({arguments!r})\nexcept SystemExit:\n    pass\n"
+             "print(' '.join(sys.modules))")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                          check=True).stdout
-    assert out.strip().splitlines()[-1] == "False False"
+    return out.splitlines()[-1].split()
+
+
+def test_help_works_without_importing_them_either():
+    loaded = modules_after(["--help"])
+    assert "jsonschema" not in loaded and "deepdiff" not in loaded
 
 
 def test_help_imports_no_command_module():
     """The listing comes from listing.SECTIONS: --help imports click and the group, nothing else
     of ours (a command's module is imported when that command is looked up)."""
-    probe = ("import sys; from conformance.cli.main import main\n"
-             "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
-             "print(' '.join(sorted(m for m in sys.modules if m.startswith('conformance'))))")
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                         check=True).stdout
-    assert out.splitlines()[-1].split() == ["conformance", "conformance.cli",
-                                            "conformance.cli.lazy", "conformance.cli.listing",
-                                            "conformance.cli.main"]
+    ours = sorted(m for m in modules_after(["--help"]) if m.startswith("conformance"))
+    assert ours == ["conformance", "conformance.cli", "conformance.cli.lazy",
+                    "conformance.cli.listing", "conformance.cli.main"]
 
 
 def test_looking_a_command_up_imports_its_module_only():
-    probe = ("import sys; from conformance.cli.main import main\n"
-             "try:\n    main(['render', '--help'])\nexcept SystemExit:\n    pass\n"
-             "print(' '.join(m for m in sys.modules if m.startswith('conformance.cli.')))")
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                         check=True).stdout
-    loaded = out.splitlines()[-1].split()
+    loaded = modules_after(["render", "--help"])
     assert "conformance.cli.reports" in loaded
     assert not {"conformance.cli.run", "conformance.cli.fuzz", "conformance.cli.corpus",
                 "conformance.cli.compare"} & set(loaded)
