@@ -87,7 +87,7 @@ def test_the_short_help_is_clicks():
         for rows in SECTIONS.values():
             for _, _, summary in rows:
                 assert entry.short_help(summary, limit) == \
-                    click.utils.make_default_short_help(summary, limit).strip(), limit
+                    click.Command(None, help=summary).get_short_help_str(limit), limit
 
 
 @pytest.mark.parametrize(("arguments", "columns"), [

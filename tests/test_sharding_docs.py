@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from conformance.reporting.stream import read_report
 
@@ -18,7 +19,6 @@ DOC = Path(__file__).resolve().parent.parent / "docs" / "sharding.md"
 
 
 def workflow() -> dict:
-    yaml = pytest.importorskip("yaml")
     block = re.search(r"```yaml\n(.*?)```", DOC.read_text(), re.S)
     assert block, "docs/sharding.md has a yaml block"
     return yaml.safe_load(block.group(1))

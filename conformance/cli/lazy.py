@@ -37,7 +37,9 @@ class LazyCommand:
         return alias
 
     def short_help(self, limit: int) -> str:
-        return click.utils.make_default_short_help(self.summary, limit).strip()
+        # What the command itself would show, without importing it: click's public way
+        # (click.utils.make_default_short_help is deprecated since click 8.5).
+        return click.Command(None, help=self.summary).get_short_help_str(limit)
 
 
 class LazyCommands(MutableMapping[str, click.Command]):
