@@ -53,6 +53,33 @@ def test_more_jobs_than_cases_start_only_the_processes_needed(corpus, fake):
     assert not outcome.failed
 
 
+@pytest.mark.parametrize(("stages", "apis", "hint"), [
+    ((), (), "<unset>"),
+    (("branch",), (), "branch"),
+    (("context",), ("openai-responses",),
+     "context,request.openai-responses,wire.openai-responses"),
+])
+def test_every_process_of_a_narrowed_run_is_told_the_stages_it_may_ask(corpus, fake, tmp_path,
+                                                                       stages, apis, hint):
+    """So an implementation that loads lazily loads ahead only what they need."""
+    record = tmp_path / "hints"
+    execute(RunRequest(corpus=corpus, impl_spec=fake("hint_recorder", "--record", str(record)),
+                       stages=stages, apis=apis, jobs=2))
+    assert record.read_text().splitlines() == [hint, hint]
+
+
+def test_the_run_command_tells_the_implementation_it_starts_early_the_stages(corpus_dir, fake,
+                                                                             tmp_path):
+    record = tmp_path / "hints"
+    done = CliRunner().invoke(main, [
+        "run", "--impl", fake("hint_recorder", "--record", str(record)), "--corpus",
+        str(corpus_dir), "-q", "-k", "small.alpha", "--stage", "branch", "--api",
+        "anthropic-messages"])
+    assert done.exit_code == 0, done.output
+    assert record.read_text().splitlines() == [
+        "branch,request.anthropic-messages,wire.anthropic-messages"]
+
+
 def test_an_empty_selection_is_an_input_error(corpus, fake):
     with pytest.raises(ConformanceError, match="no case matches the selection"):
         execute(RunRequest(corpus=corpus, impl_spec=fake("correct"), cases=("nothing.*",)))
@@ -122,9 +149,9 @@ def test_the_run_command_starts_the_implementation_before_importing_the_runner(c
         "import sys\n"
         "from conformance.implementations import early\n"
         "begin = early.EarlyStart.begin.__func__\n"
-        "def spy(cls, spec):\n"
+        "def spy(cls, spec, *hint):\n"
         "    print('runner imported at the start:', 'conformance.reporting.run' in sys.modules)\n"
-        "    return begin(cls, spec)\n"
+        "    return begin(cls, spec, *hint)\n"
         "early.EarlyStart.begin = classmethod(spy)\n"
         "from conformance.cli.main import main\n"
         "main()\n")

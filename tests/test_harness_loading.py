@@ -214,3 +214,30 @@ def test_a_process_for_one_case_or_a_variation_loads_only_what_the_case_needs(
         assert loaded(loads, "dist/api/openai-responses.js")
         assert not loaded(loads, "dist/api/anthropic-messages.js")
         assert not loaded(loads, "dist/core/agent-session.js")
+
+
+def test_a_run_narrowed_to_some_stages_loads_ahead_only_what_they_need(prefix, tmp_path,
+                                                                         session):
+    detected(prefix, tmp_path)
+    # The request stage awaits the loading ahead, so what was loaded then is all of it.
+    answers, loads = converse(prefix, tmp_path, [
+        run_request(session, ["branch", "request.openai-responses"])], preload=True,
+        PI_CONFORMANCE_STAGES="branch,stats,request.openai-responses,no-such-stage")
+    assert answers[1]["results"]["branch"]["output"]["leafId"] == "a1"
+    assert loaded(loads, "dist/core/agent-session.js")  # for stats, which was not asked yet
+    assert loaded(loads, "dist/api/openai-responses.js")
+    assert not loaded(loads, "dist/api/anthropic-messages.js")
+    assert not loaded(loads, "dist/api/google-generative-ai.js")
+
+
+def test_a_stage_the_narrowed_run_did_not_name_still_loads_what_it_needs(prefix, tmp_path,
+                                                                          session):
+    detected(prefix, tmp_path)
+    answers, loads = converse(prefix, tmp_path, [
+        run_request(session, ["branch"], seq=1),
+        run_request(session, ["stats", "request.anthropic-messages"], seq=2)],
+        preload=True, PI_CONFORMANCE_STAGES="branch")
+    assert answers[2]["results"]["stats"]["output"]["userMessages"] == 1
+    assert "rejected" in answers[2]["results"]["request.anthropic-messages"]  # no model given
+    assert loaded(loads, "dist/api/anthropic-messages.js")
+    assert not loaded(loads, "dist/api/openai-completions.js")

@@ -54,11 +54,13 @@ def run(impl_spec: str, cases: tuple[str, ...], features: tuple[str, ...],
     marked so).
     """
     with friendly_errors():
+        from conformance.corpus.stages import narrowed
         from conformance.implementations.early import EarlyStart
 
         # The implementation starts now, and its handshake overlaps loading the runner and
-        # the corpus; execute() owns it from the moment it is called.
-        early = EarlyStart.begin(impl_spec)
+        # the corpus; execute() owns it from the moment it is called. A run narrowed to some
+        # stages says which, so that it loads only what they need (PI_CONFORMANCE_STAGES).
+        early = EarlyStart.begin(impl_spec, narrowed(stages, apis))
         try:
             from conformance.reporting.run import RunRequest, execute
 

@@ -8,6 +8,8 @@ provider API id; a port that builds its own HTTP requests claims ``wire.<api>``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 SESSION_STAGES = ("entries", "branch", "context", "projection", "llm", "prompt", "stats")
 APIS = ("anthropic-messages", "openai-completions", "openai-responses", "google-generative-ai")
 REQUEST_PREFIX = "request."
@@ -61,3 +63,12 @@ def inputs_of(stage: str) -> tuple[str, ...]:
 
 def stage_sort_key(stage: str) -> int:
     return ALL_STAGES.index(stage) if stage in ALL_STAGES else len(ALL_STAGES)
+
+
+def narrowed(stages: Sequence[str], apis: Sequence[str]) -> tuple[str, ...] | None:
+    """Every stage a run narrowed by ``--stage`` and ``--api`` may ask (as
+    ``Selection.wants`` decides); None when it is not narrowed, and may ask any."""
+    if not stages and not apis:
+        return None
+    by_api = (prefix + api for api in apis for prefix in (REQUEST_PREFIX, WIRE_PREFIX))
+    return tuple(dict.fromkeys([*stages, *by_api]))

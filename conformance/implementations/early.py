@@ -28,13 +28,15 @@ class EarlyStart:
         self._starting: Future[Hello] | None = None
 
     @classmethod
-    def begin(cls, spec: str) -> EarlyStart:
+    def begin(cls, spec: str, stages_hint: tuple[str, ...] | None = None) -> EarlyStart:
+        """``stages_hint``: the stages a narrowed run may ask (``Implementation.stages_hint``)."""
         early = cls(spec)
         try:
             early._implementation = resolve(spec)
         except ConformanceError as exc:
             early._problem = exc
             return early
+        early._implementation.stages_hint = stages_hint
         pool = ThreadPoolExecutor(1, thread_name_prefix="pi-conformance-start")
         early._starting = pool.submit(early._implementation.start)
         pool.shutdown(wait=False)  # the start still runs to its end; no thread is left behind

@@ -24,7 +24,11 @@ from conformance.implementations.process import (
     Timeout,
 )
 
+#: Where a narrowed run's stages are given to an implementation (``stages_hint``).
+STAGES_VARIABLE = "PI_CONFORMANCE_STAGES"
+
 __all__ = [
+    "STAGES_VARIABLE",
     "Crashed",
     "Implementation",
     "OneShotImplementation",
@@ -55,6 +59,19 @@ class Implementation(ABC):
     #: True when ``run_isolated`` uses a process of its own, so a failure there leaves this
     #: implementation running (nothing to restart).
     isolates_misbehaving = False
+
+    #: The stages a narrowed run (``--stage``, ``--api``) may ask, set before ``start``:
+    #: every process started from then on gets them in ``PI_CONFORMANCE_STAGES``
+    #: (comma-separated), a hint for an implementation that loads what a stage needs lazily.
+    #: None (the variable unset) when the run may ask any stage.
+    stages_hint: tuple[str, ...] | None = None
+
+    def hinted_env(self, env: Mapping[str, str] | None) -> dict[str, str] | None:
+        """``env`` (None: the runner's own) with the stages hint, if there is one."""
+        if self.stages_hint is None:
+            return dict(env) if env is not None else None
+        return {**(env if env is not None else os.environ),
+                STAGES_VARIABLE: ",".join(self.stages_hint)}
 
     def run_isolated(self, request: dict[str, Any], timeout: float, *,
                      another_follows: bool = True) -> Any:
@@ -114,7 +131,7 @@ class PersistentImplementation(Implementation):
             env = {**(env or os.environ), **self.setup()}
         if extra_env:
             env = {**(env or os.environ), **extra_env}
-        connection = ProcessConnection(self.command, cwd=self.cwd, env=env)
+        connection = ProcessConnection(self.command, cwd=self.cwd, env=self.hinted_env(env))
         if main:
             self.connection = connection
         if self.aborted:  # aborted while it started: abort() may not have seen it
@@ -255,7 +272,7 @@ class OneShotImplementation(Implementation):
         if self.aborted:
             raise ImplementationError(f"{self.spec}: stopped")
         connection = self.connection = ProcessConnection(self.command, cwd=self.cwd,
-                                                         env=self.env)
+                                                         env=self.hinted_env(self.env))
         try:
             if self.aborted:
                 connection.abort()

@@ -21,6 +21,7 @@ from typing import IO, Any
 
 from conformance.corpus.cases import Case, Corpus
 from conformance.corpus.shards import Shard
+from conformance.corpus.stages import narrowed
 from conformance.errors import ConformanceError, ImplementationError
 from conformance.implementations.early import EarlyStart
 from conformance.implementations.specs import resolve
@@ -144,13 +145,16 @@ def _start(impl: Implementation) -> Implementation:
 
 
 @contextlib.contextmanager
-def started(spec: str, jobs: int, first: Implementation | None = None
-            ) -> Iterator[list[Implementation]]:
+def started(spec: str, jobs: int, first: Implementation | None = None,
+            stages_hint: tuple[str, ...] | None = None) -> Iterator[list[Implementation]]:
     """``jobs`` running instances of the implementation (started side by side, since a
-    handshake can take a second), all closed on the way out, whatever happens."""
+    handshake can take a second), all closed on the way out, whatever happens.
+    ``stages_hint``: the stages a narrowed run may ask (``Implementation.stages_hint``)."""
     instances: list[Implementation] = [first] if first is not None else []
     try:
         wanted = [resolve(spec) for _ in range(jobs - len(instances))]
+        for impl in wanted:
+            impl.stages_hint = stages_hint
         with ThreadPoolExecutor(max_workers=max(1, len(wanted))) as pool:
             futures = [pool.submit(_start, impl) for impl in wanted]
             problems = []
@@ -241,7 +245,8 @@ def execute(request: RunRequest) -> RunOutcome:
     # selection checked and the corpus's identity worked out: a one-case run waits for the
     # slower of the two, not for both. The ``run`` command starts it earlier still, before
     # importing this module; a bad spec is raised below, where it always was.
-    early = request.early or EarlyStart.begin(request.impl_spec)
+    hint = narrowed(request.stages, request.apis)
+    early = request.early or EarlyStart.begin(request.impl_spec, hint)
     try:
         baseline = Baseline.load(request.baseline) if request.baseline else Baseline()
         selection = Selection(request.cases, request.features, request.stages, request.apis)
@@ -267,7 +272,7 @@ def execute(request: RunRequest) -> RunOutcome:
     workers = max(1, min(request.jobs, sum(1 for _, ask, _ in planned if ask)))
     restarts = 0
     with contextlib.ExitStack() as stack:
-        instances = stack.enter_context(started(request.impl_spec, workers, first))
+        instances = stack.enter_context(started(request.impl_spec, workers, first, hint))
         path, stream = stack.enter_context(report_file(request.report_path))
         total = sum(len(ask) + len(skipped) for _, ask, skipped in planned)
         bar = stack.enter_context(progress_bar(request.progress))

@@ -20,9 +20,13 @@
 //   PI_CONFORMANCE_CLOCK_OFFSET  milliseconds added to Date.now() and `new Date()`
 //   PI_CONFORMANCE_SCRATCH_TAG   put into the name of the private temporary directory
 //
-// And one that changes only when Pi's modules load (see `preload`):
+// And two that change only when Pi's modules load (see `preloadTheRest`):
 //   PI_CONFORMANCE_PRELOAD=0     load only what each case's stages need, nothing ahead (for a
 //                                process started for one case, where Pi may loop forever)
+//   PI_CONFORMANCE_STAGES        the stages the run may ask, comma-separated, which the runner
+//                                gives every implementation of a run narrowed by --stage or
+//                                --api: only what they need is loaded ahead (a hint; a stage
+//                                not named still loads what it needs when asked)
 
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import nodeCrypto from "node:crypto";
@@ -277,15 +281,23 @@ const STAGES = capabilities.stages;
 // stages are all synchronous runs safely between two groups; one with a request or wire
 // stage, which awaits, waits for the loading to end first (see runCase). Not done under a
 // variation (randomness Pi's modules consumed at load would then depend on timing), nor in a
-// process started for one case (PI_CONFORMANCE_PRELOAD=0).
+// process started for one case (PI_CONFORMANCE_PRELOAD=0). In a run narrowed to some stages
+// (PI_CONFORMANCE_STAGES), only what they need: agent-session.js alone takes most of a second,
+// which a branch-only case would otherwise wait out if it came in while it loads.
 let preloading = loadGroup(CORE); // a failure shows in the first case that needs the group
 preloading.catch(() => {});
 let preloadStarted = process.env.PI_CONFORMANCE_PRELOAD === "0" || Object.values(variation).some((v) => v !== undefined);
 
+// The stages the run may ask, when the runner says (PI_CONFORMANCE_STAGES); else all.
+const HINTED = process.env.PI_CONFORMANCE_STAGES?.split(",").filter((stage) => stage !== "");
+
 function preloadTheRest() {
 	if (preloadStarted) return;
 	preloadStarted = true;
-	const groups = [CORE, AGENT_SESSION, ...Object.keys(capabilities.apis).map((api) => `api:${api}`)];
+	const everything = [CORE, AGENT_SESSION, ...Object.keys(capabilities.apis).map((api) => `api:${api}`)];
+	// In this order, so a narrowed run's groups come first (groupsFor only picks among them).
+	const hinted = HINTED === undefined ? undefined : new Set(groupsFor(HINTED));
+	const groups = hinted === undefined ? everything : everything.filter((group) => hinted.has(group));
 	preloading = (async () => {
 		for (const group of groups) {
 			await loadGroup(group);
