@@ -241,3 +241,37 @@ def test_a_stage_the_narrowed_run_did_not_name_still_loads_what_it_needs(prefix,
     assert "rejected" in answers[2]["results"]["request.anthropic-messages"]  # no model given
     assert loaded(loads, "dist/api/anthropic-messages.js")
     assert not loaded(loads, "dist/api/openai-completions.js")
+
+
+FETCH_COUNTER = """
+import { appendFileSync } from "node:fs";
+const fetch = globalThis.fetch;
+globalThis.fetch = (input, init) => {
+  appendFileSync(process.env.FETCH_LOG, "fetch\\n");
+  return fetch(input, init);
+};
+"""
+
+
+def test_the_request_and_wire_stages_of_an_api_come_from_one_call_of_pi_ai(prefix, tmp_path,
+                                                                            session):
+    """One call of streamSimple gives both: asking both costs what asking one does."""
+    detected(prefix, tmp_path)
+    counter = tmp_path / "counter.mjs"
+    counter.write_text(FETCH_COUNTER)
+    log = tmp_path / "fetches.log"
+    model = json.loads((Path(__file__).resolve().parent.parent / "corpus" / "models.json")
+                       .read_text())["models"]["openai-responses"]
+    fetches = []
+    for stages in (["request.openai-responses"],
+                   ["request.openai-responses", "wire.openai-responses"]):
+        request = run_request(session, stages)
+        request["options"]["request"]["models"] = {"openai-responses": model}
+        log.unlink(missing_ok=True)
+        answers, _ = converse(prefix, tmp_path, [request], FETCH_LOG=str(log),
+                              NODE_OPTIONS=f"--import={counter.as_uri()}")
+        fetches.append(len(log.read_text().splitlines()))
+    results = answers[1]["results"]
+    assert fetches == [1, 1]
+    assert results["wire.openai-responses"]["output"]["body"] == \
+        results["request.openai-responses"]["output"]

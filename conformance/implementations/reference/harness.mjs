@@ -133,10 +133,10 @@ if (variation.clockOffset !== undefined) {
 	shiftClock(offset);
 }
 
-// No network, ever: request stages stop at onPayload, wire stages are redirected to the
+// No network, ever: while pi-ai is called for a request or wire stage, every fetch goes to the
 // harness's own loopback server (wireRedirect), and this makes anything else fail loudly.
 const realFetch = globalThis.fetch;
-let wireTarget = null; // the loopback origin every fetch goes to while a wire stage runs
+let wireTarget = null; // the loopback origin every fetch goes to while pi-ai is called
 globalThis.fetch = (input, init) => {
 	let url = new URL(typeof input === "string" || input instanceof URL ? input : input.url);
 	if (wireTarget !== null) [input, url] = wireRedirect(input, url);
@@ -388,33 +388,9 @@ function statsStage(manager, getContext) {
 	return stats;
 }
 
-async function requestStage(api, llmMessages, request) {
-	if (!request?.model) throw new Error(`no model given for ${api} (options.request.models)`);
-	const context = typeof piAi.normalizeContext === "function"
-		? piAi.normalizeContext({ messages: llmMessages })
-		: { messages: llmMessages };
-	let payload;
-	const captured = new Error("pi-conformance: payload captured");
-	const stream = apis[api](request.model, context, {
-		apiKey: request.apiKey ?? "sk-test-key",
-		sessionId: request.sessionId ?? "sess-fixed",
-		maxRetries: 0,
-		...(request.reasoning ? { reasoning: request.reasoning } : {}),
-		onPayload: (params) => {
-			payload = plain(params);
-			throw captured;
-		},
-	});
-	const final = await stream.result();
-	if (payload === undefined) {
-		return rejected(final?.errorMessage ?? "the adapter never built a request");
-	}
-	return { output: payload };
-}
-
 // ---- wire.<api>: the HTTP request pi-ai sends, received by a loopback server of ours ----
 //
-// While a wire stage runs, every fetch goes to this server instead of the model's baseUrl:
+// While pi-ai is called, every fetch goes to this server instead of the model's baseUrl:
 // only the origin changes (path and query are kept), so pi-ai sees the model unchanged (it
 // reads baseUrl for some decisions). The server records the request and answers 400, which
 // no SDK retries (maxRetries is 0 anyway), so pi-ai ends the stream with an error at once.
@@ -494,13 +470,21 @@ function wireRecord(received) {
 	return { method: received.method, path: received.path, headers, body };
 }
 
-async function wireStage(api, llmMessages, request) {
+// ---- request.<api> and wire.<api>: one call of pi-ai's streamSimple gives both ----
+//
+// The payload as onPayload sees it (request.<api>) and the HTTP request as it goes out
+// (wire.<api>) come from the same call: onPayload records the payload and lets it go on, to
+// the loopback server. A case asking both stages of an API costs one call, not two (the
+// SDK's client, the payload and the conversion are half of answering a case).
+
+async function providerCall(api, llmMessages, request) {
 	if (!request?.model) throw new Error(`no model given for ${api} (options.request.models)`);
 	const context = typeof piAi.normalizeContext === "function"
 		? piAi.normalizeContext({ messages: llmMessages })
 		: { messages: llmMessages };
 	wireTarget = await wireServer();
 	wireRequests.length = 0;
+	let payload;
 	let final;
 	try {
 		const stream = apis[api](request.model, context, {
@@ -508,13 +492,22 @@ async function wireStage(api, llmMessages, request) {
 			sessionId: request.sessionId ?? "sess-fixed",
 			maxRetries: 0,
 			...(request.reasoning ? { reasoning: request.reasoning } : {}),
+			onPayload: (params) => {
+				payload = plain(params);
+			},
 		});
 		final = await stream.result();
 	} finally {
 		wireTarget = null;
 	}
-	if (wireRequests.length === 0) return rejected(final?.errorMessage ?? "the adapter never sent a request");
-	return { output: wireRecord(wireRequests[0]) };
+	return {
+		request: payload === undefined
+			? rejected(final?.errorMessage ?? "the adapter never built a request")
+			: { output: payload },
+		wire: wireRequests.length === 0
+			? rejected(final?.errorMessage ?? "the adapter never sent a request")
+			: { output: wireRecord(wireRequests[0]) },
+	};
 }
 
 async function runCase(message) {
@@ -546,6 +539,7 @@ async function runCase(message) {
 		};
 		const getContext = () => (context ??= manager.buildSessionContext());
 		const getLlm = () => (llm ??= messages.convertToLlm(getContext().messages));
+		const calls = {}; // api -> the promise of its providerCall, shared by request and wire
 		for (const stage of wanted) {
 			let result;
 			if (!STAGES.includes(stage) && !capabilities.apis[apiOf(stage)]) {
@@ -564,14 +558,14 @@ async function runCase(message) {
 			} else if (stage === "llm") result = need(() => plain(getLlm()));
 			else if (stage === "prompt") result = need(() => promptStage(getLlm()));
 			else if (stage === "stats") result = need(() => statsStage(manager, getContext));
-			else if (stage.startsWith("wire.")) result = await wireOrRejected(stage.slice(5), getLlm, message);
 			else {
-				const api = stage.slice(8);
+				const [kind, api] = [stage.slice(0, stage.indexOf(".")), apiOf(stage)];
 				try {
-					result = await requestStage(api, getLlm(), {
+					calls[api] ??= providerCall(api, getLlm(), {
 						...(message.options?.request ?? {}),
 						model: message.options?.request?.models?.[api],
 					});
+					result = (await calls[api])[kind];
 				} catch (error) {
 					result = rejected(error);
 				}
@@ -591,13 +585,6 @@ function apiOf(stage) {
 	return match ? match[2] : undefined;
 }
 
-async function wireOrRejected(api, getLlm, message) {
-	try {
-		return await wireStage(api, getLlm(), { ...(message.options?.request ?? {}), model: message.options?.request?.models?.[api] });
-	} catch (error) {
-		return rejected(error);
-	}
-}
 
 function hello() {
 	const codingAgent = `${scope}/pi-coding-agent`;
