@@ -12,6 +12,7 @@ from click.testing import CliRunner
 from conformance.cli.main import main
 from conformance.corpus.cases import Corpus
 from conformance.errors import ConformanceError
+from conformance.implementations.specs import resolve
 from conformance.implementations.transports import python_callable, reference
 from conformance.maintenance.fuzz import (
     Differential,
@@ -71,6 +72,19 @@ def test_an_implementation_without_a_shared_stage_is_a_clear_error(shared_refere
         pass
     assert impl.connection is None  # stopped, though the pair was never entered
     assert not pair.scratch.exists()
+
+
+@pytest.mark.parametrize(("stages", "told"), [
+    ((), "entries,branch,context,projection,llm,prompt,stats"),
+    (("branch", "request.openai-responses"), "branch,request.openai-responses"),
+])
+def test_both_sides_are_told_the_stages_they_will_be_asked(fake, tmp_path, stages, told):
+    """So the reference loads no provider's code for session stages alone."""
+    record = tmp_path / "hints"
+    sides = [resolve(fake("hint_recorder", "--record", str(record))) for _ in range(2)]
+    with Differential(*sides, stages=stages):
+        pass
+    assert record.read_text().splitlines() == [told, told]
 
 
 def test_a_pair_never_entered_leaves_no_scratch_behind():

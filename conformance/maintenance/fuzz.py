@@ -125,6 +125,10 @@ class Differential:
                  timeout: float = TIMEOUT):
         self.impl, self.reference = impl, reference
         self.wanted = stages
+        # Both are told which stages they will be asked (those given, else the session
+        # stages: request stages only when asked), so the reference loads no provider's code.
+        for side in (impl, reference):
+            side.stages_hint = tuple(stages) or SESSION_STAGES
         self.options = options
         self.timeout = timeout
         self.seq = 0
