@@ -12,6 +12,9 @@ measurement runs the real command in a child process (the way a user runs it):
 * a full reference run with ``-j 1`` and ``-j 2``: wall time, peak RSS of the largest process
   (Node included), and the reference's own answering time (the sum of the report's per-result
   durations), so ``wall / answering`` is the judge's cost and ``-j 2 / -j 1`` the scaling;
+* full runs of benchmarks/replay_impl.py (a conforming implementation that computes nothing):
+  without delay, the runner's own throughput; waiting 20 ms per case, ``-j 2 / -j 1`` where
+  the implementation needs no CPU (the reference's own scaling is bounded by 2 cores);
 * ``fuzz`` against the reference, ``-j 1`` and ``-j 2``: sessions per second, shrinking
   excluded (there is nothing to shrink: the reference agrees with itself);
 * comparison on big sessions, when ``benchmarks/bench_compare.py`` is present: its own figures.
@@ -146,6 +149,26 @@ def bench_runs(scratch: Path, full: bool = True) -> None:
         row(f"full run -j {jobs}: CPU, every process", f"{cpu:.2f} s",
             f"{cpu / wall:.2f} cores busy on average")
     row("full run: -j 2 wall / -j 1 wall", f"{walls[2] / walls[1]:.2f}", "(target: at most 0.65)")
+    bench_replay(scratch)
+
+
+def bench_replay(scratch: Path) -> None:
+    """Full runs of an implementation that computes nothing: the runner alone, and the
+    runner's scaling where the implementation waits instead of competing for the cores."""
+    print("Full runs, benchmarks/replay_impl.py (replays the goldens)")
+    corpus = HERE.parent / "corpus"
+    for delay in (0, 20):
+        spec = f"process:{sys.executable} {HERE / 'replay_impl.py'} {corpus} --delay-ms {delay}"
+        walls = {}
+        for jobs in (1, 2) if delay else (1,):
+            code, wall, _, cpu = measured([*CLI, "run", "--impl", spec, "-j", str(jobs), "-q",
+                                           "--report", str(scratch / "replay.jsonl")])
+            walls[jobs] = wall
+            row(f"{delay} ms per case, -j {jobs}: wall", f"{wall:.2f} s",
+                f"exit {code}; CPU {cpu:.2f} s, every process")
+        if delay:
+            row(f"{delay} ms per case: -j 2 wall / -j 1 wall", f"{walls[2] / walls[1]:.2f}",
+                "(the runner's own scaling)")
 
 
 _RATE = re.compile(r"(\d+) sessions in ([\d.]+)s \((\d+)/s")
