@@ -265,7 +265,10 @@ class Corpus:
         return str(_load_schema()["properties"]["id"]["pattern"])
 
     def case_directories(self) -> list[Path]:
-        return sorted(p.parent for p in (self.root / "cases").rglob("case.toml"))
+        """Every directory under ``cases/`` holding a ``case.toml``, at any depth (os.walk:
+        pathlib's rglob took a tenth of a second on the shipped corpus, on every command)."""
+        return sorted(Path(top) for top, _, files in os.walk(self.root / "cases")
+                      if "case.toml" in files)
 
     def load_case(self, directory: Path) -> Case:
         meta_path = directory / "case.toml"
