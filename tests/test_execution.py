@@ -68,6 +68,15 @@ def test_every_process_of_a_narrowed_run_is_told_the_stages_it_may_ask(corpus, f
     assert record.read_text().splitlines() == [hint, hint]
 
 
+def test_a_one_shot_implementation_is_told_the_stages_in_every_process(corpus, fake, tmp_path):
+    record = tmp_path / "hints"
+    execute(RunRequest(corpus=corpus, cases=("small.alpha",), stages=("branch",),
+                       impl_spec=fake("hint_recorder", "--record", str(record),
+                                      kind="oneshot")))
+    told = record.read_text().splitlines()
+    assert len(told) == 2 and set(told) == {"branch"}  # the hello's process, the case's
+
+
 def test_the_run_command_tells_the_implementation_it_starts_early_the_stages(corpus_dir, fake,
                                                                              tmp_path):
     record = tmp_path / "hints"
