@@ -102,17 +102,31 @@ def loaded(urls: list[str], tail: str) -> bool:
     return any(url.endswith(tail) for url in urls)
 
 
+# The entry module of each group the harness loads (harness.mjs, "Pi's modules").
+GROUPS = {
+    "core": "dist/core/session-manager.js",
+    "agent-session": "dist/core/agent-session.js",
+    **{f"api:{api}": f"dist/api/{api}.js" for api in (
+        "anthropic-messages", "openai-completions", "openai-responses", "google-generative-ai")},
+}
+
+
+def groups_loaded(urls: list[str]) -> set[str]:
+    """Which of the harness's module groups a process loaded."""
+    return {group for group, module in GROUPS.items() if loaded(urls, module)}
+
+
 def test_capabilities_are_detected_once_and_kept_beside_the_installation(prefix, tmp_path,
                                                                             session):
     cold, cold_loads = converse(prefix, tmp_path, [])
     kept = json.loads((prefix / ".harness-capabilities.json").read_text())
-    assert loaded(cold_loads, "dist/core/agent-session.js")  # detection loads everything
+    assert groups_loaded(cold_loads) == set(GROUPS)  # detection loads everything
     warm, warm_loads = converse(prefix, tmp_path, [])
     assert warm[0] == cold[0]  # the same hello, every stage and API claimed
     assert {"stats", "request.anthropic-messages", "wire.openai-responses"} <= set(
         warm[0]["capabilities"]["stages"])
     assert set(kept["stages"]) <= set(warm[0]["capabilities"]["stages"])
-    assert not loaded(warm_loads, "dist/core/agent-session.js")
+    assert groups_loaded(warm_loads) == {"core"}
 
 
 def test_a_branch_only_case_loads_neither_agent_session_nor_a_provider(prefix, tmp_path,
@@ -120,9 +134,7 @@ def test_a_branch_only_case_loads_neither_agent_session_nor_a_provider(prefix, t
     detected(prefix, tmp_path)
     answers, loads = converse(prefix, tmp_path, [run_request(session, ["branch"])])
     assert answers[1]["results"]["branch"]["output"]["leafId"] == "a1"
-    assert loaded(loads, "dist/core/session-manager.js")
-    assert not loaded(loads, "dist/core/agent-session.js")
-    assert not loaded(loads, "dist/api/openai-completions.js")
+    assert groups_loaded(loads) == {"core"}
 
 
 def test_a_stage_loads_what_it_needs_before_any_stage_of_its_case_runs(prefix, tmp_path,
@@ -134,8 +146,7 @@ def test_a_stage_loads_what_it_needs_before_any_stage_of_its_case_runs(prefix, t
     ])
     stats = answers[2]["results"]["stats"]["output"]
     assert stats["userMessages"] == 1
-    assert loaded(loads, "dist/core/agent-session.js")
-    assert not loaded(loads, "dist/api/anthropic-messages.js")
+    assert groups_loaded(loads) == {"core", "agent-session"}
 
 
 @pytest.mark.parametrize("kept", [
@@ -148,7 +159,7 @@ def test_a_stale_or_broken_capabilities_file_is_detected_again(prefix, tmp_path,
     (prefix / ".harness-capabilities.json").write_text(kept)
     answers, loads = converse(prefix, tmp_path, [])
     assert answers[0] == expected
-    assert loaded(loads, "dist/core/agent-session.js")
+    assert groups_loaded(loads) == set(GROUPS)  # detected again: everything loaded
     assert json.loads((prefix / ".harness-capabilities.json").read_text())["key"] != (
         "an older harness")
 
@@ -199,9 +210,7 @@ def test_ahead_of_its_cases_it_loads_all_of_pi_and_awaits_that_before_a_request_
     answers, loads = converse(prefix, tmp_path, [
         run_request(session, ["entries", "request.openai-responses"])], preload=True)
     assert answers[1]["results"]["request.openai-responses"]["rejected"]  # no model given
-    for module in ("dist/core/agent-session.js", "dist/api/anthropic-messages.js",
-                   "dist/api/google-generative-ai.js"):
-        assert loaded(loads, module), module
+    assert groups_loaded(loads) == set(GROUPS)
 
 
 def test_a_process_for_one_case_or_a_variation_loads_only_what_the_case_needs(
@@ -211,9 +220,7 @@ def test_a_process_for_one_case_or_a_variation_loads_only_what_the_case_needs(
         _, loads = converse(prefix, tmp_path, [
             run_request(session, ["entries", "request.openai-responses"])],
             preload=preload, **env)
-        assert loaded(loads, "dist/api/openai-responses.js")
-        assert not loaded(loads, "dist/api/anthropic-messages.js")
-        assert not loaded(loads, "dist/core/agent-session.js")
+        assert groups_loaded(loads) == {"core", "api:openai-responses"}
 
 
 def test_a_run_narrowed_to_some_stages_loads_ahead_only_what_they_need(prefix, tmp_path,
@@ -224,10 +231,8 @@ def test_a_run_narrowed_to_some_stages_loads_ahead_only_what_they_need(prefix, t
         run_request(session, ["branch", "request.openai-responses"])], preload=True,
         PI_CONFORMANCE_STAGES="branch,stats,request.openai-responses,no-such-stage")
     assert answers[1]["results"]["branch"]["output"]["leafId"] == "a1"
-    assert loaded(loads, "dist/core/agent-session.js")  # for stats, which was not asked yet
-    assert loaded(loads, "dist/api/openai-responses.js")
-    assert not loaded(loads, "dist/api/anthropic-messages.js")
-    assert not loaded(loads, "dist/api/google-generative-ai.js")
+    # agent-session.js for stats, which was not asked yet
+    assert groups_loaded(loads) == {"core", "agent-session", "api:openai-responses"}
 
 
 def test_a_stage_the_narrowed_run_did_not_name_still_loads_what_it_needs(prefix, tmp_path,
@@ -239,8 +244,7 @@ def test_a_stage_the_narrowed_run_did_not_name_still_loads_what_it_needs(prefix,
         preload=True, PI_CONFORMANCE_STAGES="branch")
     assert answers[2]["results"]["stats"]["output"]["userMessages"] == 1
     assert "rejected" in answers[2]["results"]["request.anthropic-messages"]  # no model given
-    assert loaded(loads, "dist/api/anthropic-messages.js")
-    assert not loaded(loads, "dist/api/openai-completions.js")
+    assert groups_loaded(loads) == {"core", "agent-session", "api:anthropic-messages"}
 
 
 FETCH_COUNTER = """
