@@ -474,8 +474,7 @@ function wireRecord(received) {
 //
 // The payload as onPayload sees it (request.<api>) and the HTTP request as it goes out
 // (wire.<api>) come from the same call: onPayload records the payload and lets it go on, to
-// the loopback server. A case asking both stages of an API costs one call, not two (the
-// SDK's client, the payload and the conversion are half of answering a case).
+// the loopback server. A case asking both stages of an API costs one call, not two.
 
 async function providerCall(api, llmMessages, request) {
 	if (!request?.model) throw new Error(`no model given for ${api} (options.request.models)`);
@@ -584,7 +583,6 @@ function apiOf(stage) {
 	const match = /^(request|wire)\.(.+)$/.exec(stage);
 	return match ? match[2] : undefined;
 }
-
 
 function hello() {
 	const codingAgent = `${scope}/pi-coding-agent`;
