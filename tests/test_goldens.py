@@ -3,6 +3,8 @@ when its exact bytes were not checked before, and the same Golden either way."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from conformance.corpus import goldens as goldens_module
@@ -95,3 +97,70 @@ def test_changed_checks_or_runner_version_check_everything_again(corpus, parsed,
                         staticmethod(lambda: "other checks"))
     checked(corpus)
     assert len(parsed) == len(wanted(corpus))
+
+
+@pytest.fixture
+def reads(monkeypatch) -> list[str]:
+    """The golden files read from now on, by name."""
+    seen: list[str] = []
+    original = goldens_module._golden_bytes
+
+    def counting(case_id, stage, path):
+        seen.append(path.name)
+        return original(case_id, stage, path)
+
+    monkeypatch.setattr(goldens_module, "_golden_bytes", counting)
+    return seen
+
+
+def test_the_same_files_as_checked_before_are_not_even_read_until_judged(corpus, reads):
+    cold = checked(corpus)
+    assert len(reads) == len(wanted(corpus))
+    reads.clear()
+    warm = checked(corpus)
+    assert reads == []
+    for case, stage in wanted(corpus):
+        assert warm[(case.id, stage)] == cold[(case.id, stage)]
+    assert len(reads) == len(wanted(corpus))  # each read once, when judged
+
+
+def test_a_golden_rewritten_with_the_same_bytes_is_read_not_parsed(corpus, reads, parsed):
+    checked(corpus)
+    path = corpus.cases[0].expected_path("context")
+    data = path.read_bytes()
+    path.unlink()
+    path.write_bytes(data)  # another inode, another modification time
+    reads.clear()
+    parsed.clear()
+    checked(corpus)
+    assert reads == ["context.json"] and parsed == []
+
+
+def test_a_golden_changed_behind_its_signature_is_still_checked_when_judged(corpus):
+    """Same size, modification time put back: the preflight cannot tell, the judge can."""
+    checked(corpus)
+    path = corpus.cases[1].expected_path("branch")
+    status = path.stat()
+    path.write_bytes(b"{" + b" " * (status.st_size - 1))
+    os.utime(path, ns=(status.st_atime_ns, status.st_mtime_ns))
+    goldens = checked(corpus)  # vouched for by its signature
+    with pytest.raises(CorpusError) as caught:
+        goldens[(corpus.cases[1].id, "branch")]
+    assert caught.value.path == path and "not valid JSON" in caught.value.describe()
+
+
+def test_a_golden_removed_after_the_check_is_a_corpus_error_when_judged(corpus):
+    goldens = checked(corpus, [(corpus.cases[2], "stats")])
+    goldens = checked(corpus, [(corpus.cases[2], "stats")])  # vouched for, not read
+    corpus.cases[2].expected_path("stats").unlink()
+    with pytest.raises(CorpusError, match="missing golden for stage stats"):
+        goldens[(corpus.cases[2].id, "stats")]
+
+
+def test_a_directory_where_a_golden_belongs_is_a_corpus_error_naming_it(corpus):
+    path = corpus.cases[0].expected_path("llm")
+    path.unlink()
+    path.mkdir()
+    with pytest.raises(CorpusError, match="not a file") as caught:
+        checked(corpus)
+    assert caught.value.path == path
