@@ -4,6 +4,8 @@ when its exact bytes were not checked before, and the same Golden either way."""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -18,18 +20,24 @@ def own_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("PI_CONFORMANCE_CACHE", str(tmp_path / "cache"))
 
 
+def spy(monkeypatch, function: str, describe: Callable[..., Any]) -> list:
+    """``describe(*arguments)`` of every call of goldens.``function`` from now on."""
+    seen: list = []
+    original = getattr(goldens_module, function)
+
+    def recording(*arguments):
+        seen.append(describe(*arguments))
+        return original(*arguments)
+
+    monkeypatch.setattr(goldens_module, function, recording)
+    return seen
+
+
 @pytest.fixture
 def parsed(monkeypatch) -> list[tuple[str, str]]:
     """The golden files parsed from now on, as (case directory, stage)."""
-    seen: list[tuple[str, str]] = []
-    original = goldens_module.parse_golden
-
-    def counting(raw, path, stage):
-        seen.append((path.parent.parent.name, stage))
-        return original(raw, path, stage)
-
-    monkeypatch.setattr(goldens_module, "parse_golden", counting)
-    return seen
+    return spy(monkeypatch, "parse_golden", lambda raw, path, stage: (path.parent.parent.name,
+                                                                     stage))
 
 
 def wanted(corpus: Corpus) -> list:
@@ -102,15 +110,7 @@ def test_changed_checks_or_runner_version_check_everything_again(corpus, parsed,
 @pytest.fixture
 def reads(monkeypatch) -> list[str]:
     """The golden files read from now on, by name."""
-    seen: list[str] = []
-    original = goldens_module._golden_bytes
-
-    def counting(case_id, stage, path):
-        seen.append(path.name)
-        return original(case_id, stage, path)
-
-    monkeypatch.setattr(goldens_module, "_golden_bytes", counting)
-    return seen
+    return spy(monkeypatch, "_golden_bytes", lambda case_id, stage, path: path.name)
 
 
 def test_the_same_files_as_checked_before_are_not_even_read_until_judged(corpus, reads):
