@@ -50,14 +50,19 @@ def checked(corpus: Corpus, pairs=None) -> Goldens:
     return goldens
 
 
-def test_goldens_checked_before_are_read_not_parsed_and_judge_the_same(corpus, parsed):
+def test_goldens_checked_before_are_neither_read_nor_parsed_until_judged_and_judge_the_same(
+        corpus, parsed, reads):
     cold = checked(corpus)
-    assert len(parsed) == len(wanted(corpus))
+    assert len(parsed) == len(reads) == len(wanted(corpus))
     parsed.clear()
+    reads.clear()
     warm = checked(corpus)
-    assert parsed == []
+    assert parsed == [] and reads == []
     for case, stage in wanted(corpus):
-        assert warm[(case.id, stage)] == cold[(case.id, stage)] == read_golden(case, stage)
+        assert warm[(case.id, stage)] == cold[(case.id, stage)]
+    assert len(reads) == len(wanted(corpus))  # each read once, when judged
+    for case, stage in wanted(corpus):
+        assert warm[(case.id, stage)] == read_golden(case, stage)
 
 
 def test_a_golden_changed_after_its_check_is_checked_again(corpus, parsed):
@@ -111,17 +116,6 @@ def test_changed_checks_or_runner_version_check_everything_again(corpus, parsed,
 def reads(monkeypatch) -> list[str]:
     """The golden files read from now on, by name."""
     return spy(monkeypatch, "_golden_bytes", lambda case_id, stage, path: path.name)
-
-
-def test_the_same_files_as_checked_before_are_not_even_read_until_judged(corpus, reads):
-    cold = checked(corpus)
-    assert len(reads) == len(wanted(corpus))
-    reads.clear()
-    warm = checked(corpus)
-    assert reads == []
-    for case, stage in wanted(corpus):
-        assert warm[(case.id, stage)] == cold[(case.id, stage)]
-    assert len(reads) == len(wanted(corpus))  # each read once, when judged
 
 
 def test_a_golden_rewritten_with_the_same_bytes_is_read_not_parsed(corpus, reads, parsed):
