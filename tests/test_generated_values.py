@@ -12,12 +12,13 @@ from hypothesis import strategies as st
 
 from conformance._paths import corpus_root
 from conformance.corpus import jsonpath
+from conformance.corpus.answers import Output, parse_answer
 from conformance.corpus.cases import Corpus
 from conformance.corpus.goldens import read_golden
 from conformance.corpus.normalization import input_strings
 from conformance.judging import comparison
 from conformance.judging.comparison import differences, output_paths
-from conformance.judging.runner import judge
+from conformance.judging.judge import judge
 
 ENTRIES = {"entries": [
     {"type": "session", "id": "0199aaaa", "timestamp": "2026-12-02T11:00:00.000Z"},
@@ -101,7 +102,7 @@ def test_a_golden_sees_changed_deterministic_request_ids():
         {**item, "id": f"other_{n}"} if isinstance(item.get("id"), str) else item
         for n, item in enumerate(output["input"])]}
     known = input_strings(msg_pi.session_bytes())
-    verdict = judge(msg_pi, "request.openai-responses", {"output": spoiled}, golden)
+    verdict = judge(msg_pi, "request.openai-responses", Output(spoiled), golden)
     assert verdict.status == "fail"
     assert {d.path for d in verdict.differences} == {
         f"$.input[{n}].id" for n, item in enumerate(output["input"]) if "id" in item}
@@ -113,7 +114,8 @@ def test_a_golden_sees_changed_deterministic_request_ids():
 def test_an_unchanged_answer_passes():
     msg_pi = case("request.responses-msg-pi-ids")
     golden = read_golden(msg_pi, "request.openai-responses")
-    assert judge(msg_pi, "request.openai-responses", golden.result, golden).status == "pass"
+    answer = parse_answer(golden.result)
+    assert judge(msg_pi, "request.openai-responses", answer, golden).status == "pass"
 
 
 def test_a_recorded_golden_accepts_the_references_own_variation():
@@ -134,7 +136,7 @@ def test_a_recorded_golden_accepts_the_references_own_variation():
             for step in parents:
                 holder = holder[step]
             holder[last] = renamed[group]
-    assert judge(entries, "entries", answer, golden).status == "pass"
+    assert judge(entries, "entries", parse_answer(answer), golden).status == "pass"
 
 
 SMALL = {"type": "message", "id": "a1b2c3d4", "parentId": None,

@@ -8,9 +8,10 @@ from typing import Any
 
 import pytest
 
+from conformance.corpus.answers import parse_answer
 from conformance.corpus.cases import Case
 from conformance.corpus.goldens import Golden
-from conformance.judging.runner import judge
+from conformance.judging.judge import judge
 
 OUTPUT = {"output": {"messages": [{"role": "user", "content": "hi"}]}}
 OTHER = {"output": {"messages": [{"role": "branchSummary", "summary": ""},
@@ -24,7 +25,8 @@ def case(outcome: str, **extra: Any) -> Case:
 
 
 def verdict(outcome: str, golden: dict, answer: dict, **extra: Any):
-    return judge(case(outcome, **extra), "context", answer, Golden("context", golden, {}))
+    return judge(case(outcome, **extra), "context", parse_answer(answer),
+                 Golden("context", golden, {}))
 
 
 CONTRADICTS = {"discrepancy": "branch-summary-empty-dropped", "reason": "r"}

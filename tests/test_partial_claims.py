@@ -1,6 +1,6 @@
 """Partial stage claims (runner.project_fields): the golden is cut down to the claimed paths."""
 
-from conformance.judging.runner import project_fields
+from conformance.judging.judge import project_fields
 
 
 def test_only_the_claimed_paths_are_kept():

@@ -13,9 +13,10 @@ from typing import Any
 import pytest
 
 from conformance._paths import corpus_root
+from conformance.corpus.answers import parse_answer
 from conformance.corpus.cases import Corpus
 from conformance.corpus.goldens import Golden, read_golden
-from conformance.judging.runner import judge
+from conformance.judging.judge import judge
 from conformance.judging.verdicts import StageResult
 
 CORPUS = Corpus(corpus_root())
@@ -33,7 +34,7 @@ def judged(case_id: str, stage: str, mutate: Any) -> StageResult:
     answer = copy.deepcopy(golden.result)
     mutate(answer["output"])
     case = CASES[case_id]
-    return judge(case, stage, answer, golden)
+    return judge(case, stage, parse_answer(answer), golden)
 
 
 def test_the_unmutated_copies_pass():

@@ -187,16 +187,16 @@ def test_protocol_validation_catches_what_the_lenient_path_tolerates(corpus, fak
 
 def test_a_runner_bug_in_one_stage_is_a_harness_error_and_loses_nothing(corpus, fake,
                                                                          monkeypatch):
-    from conformance.judging import runner as runner_module
+    from conformance.judging import judge as judge_module
 
-    real = runner_module.differences
+    real = judge_module.identical
 
-    def broken(expected, actual, **options):
+    def broken(expected, actual):
         if isinstance(expected, dict) and "leafId" in expected:  # the branch stage
             raise RuntimeError("boom")
-        return real(expected, actual, **options)
+        return real(expected, actual)
 
-    monkeypatch.setattr(runner_module, "differences", broken)
+    monkeypatch.setattr(judge_module, "identical", broken)
     outcome = run_spec(corpus, fake("correct"))
     assert len(outcome.by_key) == 4 * len(DEFAULT_STAGES)
     branch = [r for r in outcome.results if r.stage == "branch"]

@@ -11,7 +11,7 @@ import pytest
 from conformance.errors import ImplementationError
 from conformance.implementations import protocol
 from conformance.implementations.transports import reference
-from conformance.maintenance.volatility import DAY_MS
+from conformance.judging.volatility import DAY_MS
 
 pytestmark = pytest.mark.reference
 

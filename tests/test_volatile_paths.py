@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conformance.maintenance.volatility import (
+from conformance.judging.volatility import (
     describe_change,
     partition,
     stable_differences,
@@ -84,7 +84,7 @@ def test_a_regrouping_is_a_change_even_with_the_same_paths():
 def test_the_table_in_docs_normalization_is_the_shipped_corpus_s():
     from conformance._paths import corpus_root
     from conformance.corpus.cases import Corpus
-    from conformance.maintenance.volatility import markdown_rows, paths_by_stage
+    from conformance.judging.volatility import markdown_rows, paths_by_stage
 
     docs = (corpus_root().parent / "docs" / "normalization.md").read_text(encoding="utf-8")
     rows = markdown_rows(paths_by_stage(Corpus()))

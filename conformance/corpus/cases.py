@@ -88,10 +88,17 @@ class Case:
     options: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
     source: str = ""
     generated: GeneratedSession | None = None
+    # Feeding stages whose golden the case does not commit (too large): see the schema.
+    withheld_inputs: tuple[str, ...] = ()
+    # The session, when it lives outside the case directory: a user's file (compare), a
+    # generated session (fuzz), a shrink candidate. Read, never written.
+    input_file: Path | None = None
 
     @property
     def session_path(self) -> Path:
         """The input; for a ``[generate]`` case, the cached build (made on first use)."""
+        if self.input_file is not None:
+            return self.input_file
         if self.generated is not None:
             return self.generated.ensure()
         return self.directory / "session.jsonl"
@@ -296,6 +303,7 @@ class Corpus:
             options=meta.get("options", {}),
             source=meta.get("source", ""),
             generated=generated,
+            withheld_inputs=tuple(meta.get("withheld_inputs", ())),
         )
 
     def _metadata(self, meta_path: Path) -> dict[str, Any]:

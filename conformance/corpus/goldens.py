@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance import jsonio
+from conformance.corpus.answers import PiResult, parse_pi
 from conformance.corpus.cases import Case
 from conformance.corpus.metadata_cache import MetadataCache, digest
 from conformance.errors import CorpusError
@@ -38,6 +39,11 @@ class Golden:
     @property
     def kind(self) -> str:
         return next(iter(self.result))
+
+    @property
+    def answer(self) -> PiResult:
+        """``result`` as the typed union (checked when the golden was parsed)."""
+        return parse_pi(self.result)
 
     def to_json(self) -> dict[str, Any]:
         data = {"stage": self.stage, "result": self.result, "provenance": self.provenance}

@@ -38,7 +38,7 @@ from conformance.judging.generated import (
 )
 
 __all__ = ["MAX_DEPTH", "MAX_DIFFERENCES", "MAX_STEPS", "REL_TOLERANCE", "Difference",
-           "differences", "json_path", "output_paths", "preload"]
+           "differences", "identical", "json_path", "output_paths", "preload"]
 
 MAX_DIFFERENCES = 1000  # differences listed per comparison; the rest is one "not compared"
 MAX_STEPS = 2_000_000  # nodes visited per comparison
@@ -80,7 +80,7 @@ def differences(expected: Any, actual: Any, known: frozenset[str] = frozenset(),
     ``output_paths(golden.volatile)``). Without it they are guessed from ``known``
     (``normalization.input_strings(session)``).
     """
-    if _same(expected, actual):
+    if identical(expected, actual):
         return []
     walk = _Walk(Recorded(volatile) if volatile is not None else Guessed(known))
     walk.compare(expected, actual, (), (), 0)
@@ -121,7 +121,7 @@ def _deep_equal(a: Any, b: Any) -> bool:
     return True
 
 
-def _same(a: Any, b: Any) -> bool:
+def identical(a: Any, b: Any) -> bool:
     """``_equal``, after Python's ``==`` (which stops at the first difference) has not ruled it
     out: what ``==`` calls unequal is unequal as JSON too, but for one number spelled as two
     integers beyond 2**53, which the walk then finds equal."""
@@ -347,7 +347,7 @@ class _Walk:
                 self.add((*es, key), (*as_, key), "unexpected key", _MISSING, a[key])
             else:
                 ce, ca = e[key], a[key]
-                if isinstance(ce, dict) and isinstance(ca, dict) and _same(ce, ca):
+                if isinstance(ce, dict) and isinstance(ca, dict) and identical(ce, ca):
                     continue  # (a list checks its own items: see lists)
                 self.compare(ce, ca, (*es, key), (*as_, key), depth + 1)
 

@@ -9,7 +9,6 @@ implementation does not claim are ``skip``, never ``fail``.
 from __future__ import annotations
 
 import contextlib
-import functools
 import queue
 import shutil
 import tempfile
@@ -18,10 +17,11 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
+from conformance.corpus.answers import parse_answer
 from conformance.corpus.cases import Case, Corpus
-from conformance.corpus.goldens import Golden, Goldens, read_golden
+from conformance.corpus.goldens import Goldens, read_golden
 from conformance.corpus.stages import api_of, inputs_of
 from conformance.errors import (
     ConformanceError,
@@ -31,11 +31,9 @@ from conformance.errors import (
 )
 from conformance.implementations import protocol
 from conformance.implementations.transports import Crashed, Implementation, Timeout
-from conformance.judging.comparison import differences, output_paths
+from conformance.judging.judge import judge
 from conformance.judging.verdicts import (
-    ActualKind,
     ErrorKind,
-    ExpectedKind,
     StageResult,
     Status,
 )
@@ -94,113 +92,6 @@ Verdicts = Callable[[], list[StageResult]]
 # What a worker hands the judging thread: a case, its asked stages, its skipped results and
 # the verdicts of the asked ones (None: nothing was asked).
 _Judged = tuple[Case, list[str], list[StageResult], Verdicts | None]
-_ABSENT = object()
-
-
-def project_fields(value: Any, paths: tuple[str, ...]) -> Any:
-    """Only the dotted ``paths`` of an object (absent ones stay absent): a partial claim."""
-    if not isinstance(value, dict):
-        return value
-    out: dict[str, Any] = {}
-    for path in paths:
-        source, target, keys = value, out, path.split(".")
-        for key in keys[:-1]:
-            source = source.get(key, _ABSENT) if isinstance(source, dict) else _ABSENT
-            target = target.setdefault(key, {})
-        found = source.get(keys[-1], _ABSENT) if isinstance(source, dict) else _ABSENT
-        if found is not _ABSENT:
-            target[keys[-1]] = found
-    return out
-
-
-def pending_messages(output: Any) -> list[int]:
-    """Positions of assistant messages still ``pending`` in an events-stage answer."""
-    messages = output.get("messages") if isinstance(output, dict) else None
-    if not isinstance(messages, list):
-        return []
-    return [i for i, m in enumerate(messages) if isinstance(m, dict)
-            and m.get("role") == "assistant" and m.get("stopReason") == "pending"]
-
-
-def judge(case: Case, stage: str, answer: dict[str, Any], golden: Golden | None = None,
-          fields: tuple[str, ...] = ()) -> StageResult:
-    """One stage's verdict: the implementation's result (checked by protocol.check_run_answer)
-    against the golden.
-
-    ``fields``: the implementation claims only these output paths of the stage (hello
-    ``capabilities.fields``); the golden is cut down to them, the answer is not, so an answer
-    with more than it claims still fails.
-    """
-    golden = golden or read_golden(case, stage)
-    expected_kind = cast(ExpectedKind, golden.kind)
-    answered = next(iter(answer))
-    verdict = functools.partial(StageResult, case.id, stage, outcome=case.outcome,
-                                expected_kind=expected_kind)
-    if answered in ("error", "protocol-error"):
-        return verdict("error", str(answer[answered]["message"]), actual_kind="error",
-                       error_kind="implementation" if answered == "error" else "protocol")
-    actual_kind = cast(ActualKind, answered)
-    if actual_kind == "skipped":
-        return verdict("skip", f"the implementation skipped it: {answer['skipped']}",
-                       actual_kind=actual_kind)
-    if case.outcome == "reference-misbehaves" or expected_kind == "misbehaved":
-        how = (golden.result["misbehaved"].get("kind") if expected_kind == "misbehaved"
-               else expected_kind)
-        return verdict("info", f"Pi itself misbehaves here ({how}); the answer is not judged",
-                       actual_kind=actual_kind)
-    status: Status = "pass"
-    message = ""
-    found: list[Any] = []
-    if expected_kind != actual_kind:
-        status = "fail"
-        if expected_kind == "rejected":
-            message = ("Pi rejects this input (" + golden.result["rejected"]["message"]
-                       + "), the implementation answered it")
-        else:
-            message = ("the implementation rejected this input ("
-                       + str(answer["rejected"]["message"]) + "), Pi answers it")
-    elif expected_kind == "output":
-        expected = golden.result["output"]
-        if fields:
-            expected = project_fields(expected, fields)
-        found = differences(expected, answer["output"], volatile=output_paths(golden.volatile))
-        if found:
-            status = "fail"
-            message = f"{len(found)} difference(s)"
-        if stage == "events" and pending_messages(answer["output"]):
-            status = "fail"
-            message = ("a pending assistant message would be persisted (positions "
-                       f"{pending_messages(answer['output'])}); Pi never persists one")
-        if fields:
-            message = (message + "; " if message else "") + \
-                "partial claim, compared only " + ", ".join(fields)
-    if status == "fail":
-        status, message = reclassify(case, expected_kind, actual_kind, message)
-    return verdict(status, message, tuple(found), actual_kind=actual_kind)
-
-
-def reclassify(case: Case, expected_kind: ExpectedKind, actual_kind: ActualKind,
-               message: str) -> tuple[Status, str]:
-    """What an answer that differs from Pi means, by the case's outcome class.
-
-    Pi's docs give no second golden, so "follows the docs" is decided by this rule alone:
-    where Pi throws on input its docs call valid, answering the input instead is
-    ``as-documented``; where Pi contradicts its docs, any answer that differs from Pi is
-    ``as-documented``, its differences shown (docs/corpus.md, "Outcome classes").
-    """
-    if case.outcome == "implementation-defined":
-        return "info", message
-    if case.outcome == "pi-contradicts-docs":
-        return "as-documented", (f"Pi contradicts its docs here (corpus/discrepancies/"
-                                 f"{case.discrepancy}.toml); this answer differs from Pi: "
-                                 + message)
-    if (case.outcome == "pi-throws-on-valid-input" and expected_kind == "rejected"
-            and actual_kind == "output"):
-        return "as-documented", ("Pi throws on input its docs call valid, and this answer "
-                                 "follows the docs: " + message)
-    return "fail", message
-
-
 def runner_errors(case: Case, ask: list[str], exc: Exception) -> list[StageResult]:
     """The results of a case whose judging hit a bug of ours: that case's stages only."""
     return [StageResult(case.id, stage, "error", f"runner error: {exc!r}",
@@ -532,9 +423,10 @@ class Runner:
         def verdicts() -> list[StageResult]:
             judged = []
             for stage in ask:
-                golden = self.goldens.get((case.id, stage))
                 try:
-                    result = judge(case, stage, results[stage], golden, fields.get(stage, ()))
+                    golden = self.goldens.get((case.id, stage)) or read_golden(case, stage)
+                    result = judge(case, stage, parse_answer(results[stage]), golden,
+                                   fields.get(stage, ()))
                 except ConformanceError as exc:
                     result = StageResult(case.id, stage, "error", str(exc),
                                          outcome=case.outcome, error_kind="harness")

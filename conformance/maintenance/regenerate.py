@@ -39,7 +39,7 @@ from conformance.implementations import protocol
 from conformance.implementations.reference import HARNESS, lock_sha256
 from conformance.implementations.transports import PersistentImplementation, reference
 from conformance.judging.comparison import Difference
-from conformance.maintenance.volatility import (
+from conformance.judging.volatility import (
     CHECK_VARIATION,
     VARIATIONS,
     describe_change,

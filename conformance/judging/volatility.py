@@ -141,5 +141,5 @@ def markdown_rows(table: Mapping[str, list[str]]) -> str:
                      for stage, paths in table.items())
 
 
-if __name__ == "__main__":  # python -m conformance.maintenance.volatility: the table's rows
+if __name__ == "__main__":  # python -m conformance.judging.volatility: the table's rows
     print(markdown_rows(paths_by_stage(Corpus())))
