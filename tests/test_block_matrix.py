@@ -98,8 +98,9 @@ def test_case_toml_is_valid_with_reasoning_options():
     assert meta["id"] == "matrix.thinking-signed-completions-reasoning-on"
     assert meta["options"]["request"]["reasoning"] == "medium"
     assert meta["options"]["request"]["models"]["openai-completions"] == {"reasoning": True}
-    assert meta["stages"] == ["context", "llm", "prompt", "request.openai-completions",
-                              "wire.openai-completions"]
+    # entries too: the input of context, for implementations given their input
+    assert meta["stages"] == ["entries", "context", "llm", "prompt",
+                              "request.openai-completions", "wire.openai-completions"]
     off = tomllib.loads(case_toml("text", "anthropic-messages", "off"))
     assert "reasoning" not in off.get("options", {}).get("request", {})
 

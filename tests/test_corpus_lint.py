@@ -118,3 +118,21 @@ def test_shipped_discrepancy_records_and_their_cases_agree():
     assert [corpus.lint_outcome(case) for case in corpus.cases
             if case.outcome == "pi-contradicts-docs"] == \
         [[] for case in corpus.cases if case.outcome == "pi-contradicts-docs"]
+
+
+def test_a_stage_whose_input_the_case_lacks_is_reported_unless_withheld(tmp_path: Path):
+    """An implementation given its input could never be judged on such a stage."""
+    found = problems(tmp_path, CLAUSES, 'features = ["basic"]\nstages = ["llm", "prompt"]\n')
+    assert ("the case has no golden for context, which its stages (llm) are given as input: "
+            "add the stage(s), or declare them in withheld_inputs") in messages(found)
+    assert any(":4: the case has no golden" in p for p in found), found  # the stages line
+    withheld = problems(tmp_path / "2", CLAUSES, 'features = ["basic"]\nstages = ["llm"]\n'
+                        'withheld_inputs = ["context", "entries"]\n')
+    assert "has no golden for" not in messages(withheld)
+    assert "withheld_inputs names entries, which no stage of the case is given" \
+        in messages(withheld)
+
+
+def test_every_shipped_case_has_its_stages_inputs_or_withholds_them():
+    corpus = Corpus()
+    assert [p.describe() for case in corpus.cases for p in corpus.lint_inputs(case)] == []

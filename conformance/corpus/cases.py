@@ -26,7 +26,7 @@ from conformance import jsonio
 from conformance._paths import SCHEMA_DIR, corpus_root
 from conformance.corpus.generated import GeneratedSession
 from conformance.corpus.metadata_cache import MetadataCache, digest
-from conformance.corpus.stages import ALL_STAGES, DEFAULT_STAGES, api_of
+from conformance.corpus.stages import ALL_STAGES, DEFAULT_STAGES, api_of, inputs_of
 from conformance.errors import CorpusError
 
 if TYPE_CHECKING:
@@ -399,6 +399,29 @@ class Corpus:
                 path=case.metadata_path, line=_key_line(case.metadata_path, "discrepancy"))]
         return []
 
+    @staticmethod
+    def lint_inputs(case: Case) -> list[CorpusError]:
+        """Every stage's inputs are stages of the case (their goldens are what an
+        implementation given its input is given), or declared ``withheld_inputs``: otherwise
+        such an implementation is never judged on the stage, and nobody is told why."""
+        stages = set(case.stages)
+        absent = sorted({source for stage in case.stages for source in inputs_of(stage)
+                         if source not in stages and source not in case.withheld_inputs})
+        stray = sorted(set(case.withheld_inputs) - {source for stage in case.stages
+                                                    for source in inputs_of(stage)})
+        problems = []
+        if absent:
+            problems.append(CorpusError(
+                f"the case has no golden for {', '.join(absent)}, which its stages "
+                f"({', '.join(s for s in case.stages if set(inputs_of(s)) & set(absent))}) "
+                "are given as input: add the stage(s), or declare them in withheld_inputs",
+                path=case.metadata_path, line=_key_line(case.metadata_path, "stages")))
+        if stray:
+            problems.append(CorpusError(
+                f"withheld_inputs names {', '.join(stray)}, which no stage of the case is given",
+                path=case.metadata_path, line=_key_line(case.metadata_path, "withheld_inputs")))
+        return problems
+
     def lint_records(self, cases: list[Case]) -> list[CorpusError]:
         """The case a discrepancy record checks is where Pi contradicts its docs: its outcome
         must say so, or an implementation that follows the docs there fails like a wrong one."""
@@ -446,6 +469,7 @@ class Corpus:
                         f"unknown clause {clause!r} (not in clauses/*.toml)",
                         path=case.metadata_path))
             problems.extend(self.lint_outcome(case))
+            problems.extend(self.lint_inputs(case))
             if "events" in case.stages and not case.events_path.is_file():
                 problems.append(CorpusError(
                     "the case has the events stage but no events.jsonl", path=case.directory))

@@ -324,7 +324,7 @@ def case_toml(variant: str, api: str, reasoning: str) -> str:
         "features": list(dict.fromkeys(features)),
         "clauses": list(dict.fromkeys(clauses)),
         # prompt with llm: what a port given its input needs for the request stages.
-        "stages": ["context", "llm", "prompt", f"request.{api}", f"wire.{api}"],
+        "stages": ["entries", "context", "llm", "prompt", f"request.{api}", f"wire.{api}"],
         "source": "generated (pi-conformance corpus block-matrix)",
     }
     if request:
