@@ -26,6 +26,8 @@ import time
 from pathlib import Path
 
 from conformance.corpus.cases import Corpus
+from conformance.execution.executor import execute
+from conformance.execution.plan import RunPlan
 from conformance.implementations import protocol
 from conformance.implementations.specs import resolve
 from conformance.implementations.transports import (
@@ -33,7 +35,6 @@ from conformance.implementations.transports import (
     OneShotImplementation,
     PersistentImplementation,
 )
-from conformance.reporting.run import RunRequest, execute
 
 HERE = Path(__file__).resolve().parent
 NULL = [sys.executable, str(HERE / "null_impl.py")]
@@ -139,7 +140,7 @@ def overhead(corpus: Corpus, profile: bool) -> None:
         profiler.start()
     corpus = Corpus(corpus.root)  # loading the corpus is part of the run: start it cold
     started = time.perf_counter()
-    outcome = execute(RunRequest(corpus=corpus, impl_spec="reference", report_path=report))
+    outcome = execute(RunPlan("reference", report=report), corpus)
     wall = time.perf_counter() - started
     if profiler is not None:
         profiler.stop()

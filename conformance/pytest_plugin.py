@@ -29,8 +29,9 @@ from conformance.cli.options import (
 from conformance.errors import ConformanceError
 
 if TYPE_CHECKING:
+    from conformance.execution.executor import Execution
+    from conformance.execution.plan import RunPlan
     from conformance.judging.verdicts import StageResult
-    from conformance.reporting.run import StreamedRun
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -48,6 +49,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help=f"{TIMEOUT_HELP} (default {DEFAULT_TIMEOUT:g})")
     group.addoption("--pi-report", metavar="FILE", default=None,
                     help="Also write the canonical JSON-lines report here.")
+
+
+def plan_of(config: pytest.Config) -> RunPlan:
+    """The run plan the plugin's options describe, made once, as the CLI makes its own."""
+    from conformance.corpus.selection import Selection
+    from conformance.execution.plan import Limits, RunPlan
+
+    baseline, report = config.getoption("pi_baseline"), config.getoption("pi_report")
+    return RunPlan(config.getoption("pi_impl"),
+                   Selection(cases=tuple(config.getoption("pi_case")),
+                             stages=tuple(config.getoption("pi_stage"))),
+                   Limits(timeout=config.getoption("pi_timeout")),
+                   baseline=Path(baseline) if baseline else None,
+                   report=Path(report) if report else None)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -71,23 +86,22 @@ class PiConformance:
         from conformance.judging.baseline import Baseline
 
         self.config = config
-        self.spec: str = config.getoption("pi_impl")
-        self.timeout: float = config.getoption("pi_timeout")
+        self.plan = plan_of(config)
+        self.spec = self.plan.implementation
         try:
             corpus_path = config.getoption("pi_corpus")
             self.corpus = Corpus(Path(corpus_path) if corpus_path else None)
-            baseline_path = config.getoption("pi_baseline")
-            self.baseline = Baseline.load(Path(baseline_path)) if baseline_path else None
-            self.cases = self.corpus.select(config.getoption("pi_case"))
+            self.baseline = Baseline.load(self.plan.baseline) if self.plan.baseline else None
+            self.cases = self.corpus.select(self.plan.selection.cases)
         except ConformanceError as exc:
             raise pytest.UsageError(f"pi-conformance: {exc.describe()}") from None
-        self.stages: tuple[str, ...] = tuple(config.getoption("pi_stage"))
+        self.stages: tuple[str, ...] = self.plan.selection.stages
         self.implementation: Any = None
         self.start_error: str | None = None
         self.results: dict[tuple[str, str], StageResult] = {}
         self.wanted: dict[str, list[str]] = {}
         self.streaming = contextlib.ExitStack()
-        self.run: StreamedRun | None = None
+        self.run: Execution | None = None
 
     # Collection: items for the corpus, added to whatever pytest collected from files.
 
@@ -111,37 +125,36 @@ class PiConformance:
 
     # Running: the implementation starts on first use and answers each case once.
 
-    def _started(self) -> StreamedRun:
-        """The implementation, started, and its run streaming into the report (or nowhere)."""
+    def _started(self) -> Execution:
+        """The implementation, started, and its run streaming into the report (or nowhere):
+        the executor's, as ``run`` has it."""
         if self.run is None and self.start_error is None:
+            from conformance.execution.executor import Watcher, opened
             from conformance.implementations.specs import resolve
-            from conformance.judging.runner import RunSettings
-            from conformance.reporting.model import SelectionInfo
-            from conformance.reporting.run import stream_run
+
+            plugin = self
+
+            class Keep(Watcher):
+                def result(self, result: StageResult) -> None:
+                    plugin.results[(result.case, result.stage)] = result
 
             try:
                 implementation = resolve(self.spec)
-                implementation.start()
+                implementation.stages_hint = self.plan.hint
                 self.implementation = implementation
-                report_path = self.config.getoption("pi_report")
-                path = Path(report_path) if report_path else Path(os.devnull)
+                implementation.start()
+                path = self.plan.report or Path(os.devnull)
                 path.parent.mkdir(parents=True, exist_ok=True)
                 stream = self.streaming.enter_context(path.open("wb"))
-                self.run = self.streaming.enter_context(stream_run(
-                    [implementation], self.corpus, stream, path=path,
-                    settings=RunSettings(timeout=self.timeout), baseline=self.baseline,
-                    selection=SelectionInfo(cases=tuple(self.config.getoption("pi_case")),
-                                            stages=self.stages, impl=self.spec),
-                    on_result=self._keep))
+                self.run = self.streaming.enter_context(opened(
+                    self.plan, self.corpus, [implementation], stream=stream, path=path,
+                    baseline=self.baseline, watcher=Keep()))
             except (ConformanceError, OSError) as exc:
                 what = exc.describe() if isinstance(exc, ConformanceError) else str(exc)
                 self.start_error = f"cannot start {self.spec}: {what}"
         if self.run is None:
             raise pytest.fail(self.start_error or "not started", pytrace=False)
         return self.run
-
-    def _keep(self, result: StageResult) -> None:
-        self.results[(result.case, result.stage)] = result
 
     def result(self, case: Any, stage: str) -> StageResult:
         key = (case.id, stage)
@@ -150,12 +163,23 @@ class PiConformance:
         return self.results[key]
 
     def _run(self, case: Any) -> None:
-        from conformance.judging.runner import Selection
+        from conformance.execution.runner import Planned
         from conformance.judging.verdicts import StageResult
 
         run = self._started()
         stages = tuple(self.wanted.get(case.id, ())) or case.stages
-        run.run([case], Selection(stages=stages))
+        try:
+            planned = run.schedule([case])
+        except ConformanceError as exc:
+            for stage in stages:
+                self.results[(case.id, stage)] = StageResult(
+                    case.id, stage, "error", exc.describe(), outcome=case.outcome,
+                    error_kind="harness")
+            return
+        # Only the stages pytest collected (-k and --deselect narrow them further).
+        run.run([Planned(item.case, tuple(s for s in item.ask if s in stages),
+                         tuple(r for r in item.skipped if r.stage in stages))
+                 for item in planned])
         for stage in stages:
             self.results.setdefault((case.id, stage), StageResult(
                 case.id, stage, "error", "the runner produced no result",
@@ -243,7 +267,7 @@ class BaselineItem(pytest.Item):
 
     def runtest(self) -> None:
         assert self.plugin.baseline is not None
-        stale = self.plugin.baseline.unmatched(self.plugin.corpus)
+        stale = self.plugin.baseline.unmatched(self.plugin.corpus.cases)
         if stale:
             pytest.fail("stale baseline entries:\n" + "\n".join(
                 f"  {e.describe()}" for e in stale), pytrace=False)

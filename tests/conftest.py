@@ -8,7 +8,6 @@ import shutil
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -129,31 +128,32 @@ def pi(tmp_path_factory: pytest.TempPathFactory):
     runner.impl.close()
 
 
-class SharedReference:
-    """The session's Pi, handed to code that starts and closes what it is given (a
-    ``Differential``): ``start`` answers the hello already made and ``close`` leaves it
-    running for the next test. One request at a time: never both sides of one comparison."""
+@pytest.fixture(scope="session")
+def _reference_goldens():
+    """The real Pi as a golden source (``ReferenceGoldens``), started once for the session."""
+    from conformance.execution.reference_goldens import ReferenceGoldens
 
-    def __init__(self, impl: Any):
-        self.impl = impl
-        self.spec = impl.spec
+    class Shared(ReferenceGoldens):
+        """Handed to code that closes what it is given (a ``Differential``, a shrinker's
+        oracle): ``close`` leaves Pi running for the next test."""
 
-    def start(self) -> Any:
-        return self.impl.hello
+        def close(self) -> None:
+            pass
 
-    def run(self, request: dict, timeout: float) -> Any:
-        return self.impl.run(request, timeout)
+        def stop(self) -> None:
+            ReferenceGoldens.close(self)
 
-    def restart(self) -> Any:
-        return self.impl.restart()
-
-    def close(self) -> None:
-        pass
+    goldens = Shared()
+    goldens.start()
+    yield goldens
+    goldens.stop()
 
 
 @pytest.fixture
-def shared_reference(pi: ReferenceRunner) -> SharedReference:
-    return SharedReference(pi.impl)
+def shared_reference(_reference_goldens):
+    """The session's Pi as a golden source; one request at a time (it is not shared between
+    the two sides of one comparison: the implementation is never this one)."""
+    return _reference_goldens
 
 
 # The ``reference`` marker cannot drift: a test without it that starts Pi or Node fails

@@ -4,18 +4,97 @@ from __future__ import annotations
 
 import os
 import signal
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from conformance.corpus.cases import Corpus
+from conformance.corpus.cases import Case, Corpus
+from conformance.corpus.selection import Selection
+from conformance.corpus.shards import Shard
+from conformance.execution import executor
+from conformance.execution.executor import RunOutcome, Watcher, opened
+from conformance.execution.goldens import CorpusGoldens
+from conformance.execution.plan import Limits, RunPlan
+from conformance.execution.runner import Runner, plan
 from conformance.implementations.specs import resolve
 from conformance.implementations.transports import Implementation
-from conformance.judging.runner import Runner, RunSettings, Selection, StageResult
+from conformance.judging.verdicts import StageResult
+
+
+@dataclass
+class RunRequest:
+    """A whole run, by the run command's option names: ``execute`` makes its plan."""
+
+    corpus: Corpus
+    impl_spec: str
+    cases: tuple[str, ...] = ()
+    features: tuple[str, ...] = ()
+    stages: tuple[str, ...] = ()
+    apis: tuple[str, ...] = ()
+    jobs: int = 1
+    timeout: float = 30.0
+    max_restarts: int = 10
+    baseline: Path | None = None
+    report_path: Path | None = None
+    validate_protocol: bool = False
+    shard: Shard | None = None
+    allow_empty: bool = False
+
+    def plan(self) -> RunPlan:
+        return RunPlan(self.impl_spec, Selection(self.cases, self.features, self.stages,
+                                                 self.apis),
+                       Limits(timeout=self.timeout, max_restarts=self.max_restarts,
+                              jobs=self.jobs, validate_protocol=self.validate_protocol),
+                       shard=self.shard, baseline=self.baseline, report=self.report_path,
+                       allow_empty=self.allow_empty)
+
+
+def execute(request: RunRequest) -> RunOutcome:
+    """The run command's execution of ``request``."""
+    return executor.execute(request.plan(), request.corpus)
+
+
+def runner_for(corpus: Corpus, **limits: Any) -> Runner:
+    """A runner judging against ``corpus``'s golden files, with these ``Limits``."""
+    return Runner(corpus, CorpusGoldens(corpus.root), Limits(**limits))
+
+
+def drive(runner: Runner, implementations: list[Implementation], cases: list[Case],
+          emit: Callable[[StageResult], None], selection: Selection | None = None) -> None:
+    """Plan ``cases`` from the first implementation's hello, prepare and run them."""
+    hello = implementations[0].hello
+    planned = plan(hello, cases, selection or Selection())
+    planned = runner.prepare(planned, hello.inputs)
+    runner.run(implementations, planned, emit)
+
+
+class Collect(Watcher):
+    """Every result of a run, as written."""
+
+    def __init__(self, into: list[StageResult]):
+        self.into = into
+
+    def result(self, result: StageResult) -> None:
+        self.into.append(result)
+
+
+def run_on(implementations: list[Implementation], corpus: Corpus, cases: list[Case] | None = None,
+           *, selection: Selection | None = None, limits: Limits | None = None,
+           spec: str = "") -> tuple[Runner, list[StageResult]]:
+    """``cases`` (default: the corpus's) through already started ``implementations``, by the
+    executor, with no report: the runner and every result."""
+    results: list[StageResult] = []
+    plan = RunPlan(spec or implementations[0].spec, selection or Selection(),
+                   limits or Limits(), allow_empty=True)
+    with opened(plan, corpus, implementations, watcher=Collect(results)) as execution:
+        execution.run_cases(corpus.cases if cases is None else cases)
+    return execution.runner, results
 
 
 @dataclass
 class Outcome:
-    runner: Runner
+    runner: Runner | None
     implementations: list[Implementation]
     results: list[StageResult] = field(default_factory=list)
 
@@ -35,15 +114,16 @@ class Outcome:
 def run_spec(corpus: Corpus, spec: str, *, jobs: int = 1, timeout: float = 10.0,
              max_restarts: int = 10, selection: Selection | None = None,
              validate_protocol: bool = False) -> Outcome:
-    runner = Runner(corpus, RunSettings(timeout=timeout, max_restarts=max_restarts, jobs=jobs,
-                                        validate_protocol=validate_protocol))
+    """Every case of ``corpus`` through ``jobs`` processes of ``spec``, by the executor."""
     implementations = [resolve(spec) for _ in range(jobs)]
-    outcome = Outcome(runner, implementations)
+    outcome = Outcome(None, implementations)
     try:
         for impl in implementations:
             impl.start()
-        runner.run(implementations, corpus.cases, selection or Selection(),
-                   outcome.results.append)
+        outcome.runner, outcome.results = run_on(
+            implementations, corpus, selection=selection, spec=spec,
+            limits=Limits(timeout=timeout, max_restarts=max_restarts, jobs=jobs,
+                          validate_protocol=validate_protocol))
     finally:
         for impl in implementations:
             impl.close()

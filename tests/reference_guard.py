@@ -23,7 +23,7 @@ import pytest
 
 from conformance.implementations.reference import lock_sha256
 
-REFERENCE_FIXTURES = frozenset({"pi", "shared_reference"})
+REFERENCE_FIXTURES = frozenset({"pi", "shared_reference", "_reference_goldens"})
 TRIPPED = 97  # the exit status of a tripwire, so a harness error names it
 _GUARDED = ("PI_CONFORMANCE_CACHE", "PATH")
 _SAVED = pytest.StashKey[dict[str, str | None]]()

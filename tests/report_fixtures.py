@@ -17,7 +17,7 @@ import orjson
 from conformance.judging.comparison import Difference
 from conformance.judging.verdicts import BaselineMark, StageResult, StaleEntry
 from conformance.reporting import stream as reports
-from conformance.reporting.model import CorpusIdentity, Report, SelectionInfo
+from conformance.reporting.model import CorpusIdentity, Report, RunScope
 
 IMPLEMENTATION = {"name": "demo-port", "version": "2.1.0", "language": "rust",
                   "homepage": "https://example.org/demo-port"}
@@ -67,7 +67,7 @@ def build(result_list: list[StageResult] | None = None, *, hostile: bool = False
     stream = io.BytesIO()
     head = replace(reports.header(impl, {"stages": ["entries", "context", "stats"]},
                                   CorpusIdentity(**CORPUS),
-                                  SelectionInfo(impl="python:demo:impl")),
+                                  RunScope(impl="python:demo:impl")),
                    started="2026-01-01T00:00:00Z")
     writer = reports.ReportWriter(stream, head)
     for result in result_list if result_list is not None else results(hostile):
@@ -99,6 +99,6 @@ def report(results: list[StageResult], *, name: str = "demo-port", version: str 
         tally.add(result)
     head = reports.Header(implementation={"name": name, "version": version},
                           capabilities={"stages": stages or []},
-                          corpus=CorpusIdentity(**CORPUS), selection=SelectionInfo(impl=impl),
+                          corpus=CorpusIdentity(**CORPUS), selection=RunScope(impl=impl),
                           started="2026-01-01T00:00:00Z")
     return Report(head, tuple(results), tally.footer((), "2026-01-01T00:00:05Z"))

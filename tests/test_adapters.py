@@ -11,6 +11,7 @@ import stat
 from pathlib import Path
 
 import pytest
+from helpers import drive, runner_for
 
 from conformance.corpus.cases import Corpus
 from conformance.errors import ConformanceError
@@ -23,7 +24,6 @@ from conformance.implementations.known.install import (
     pins_sha256,
 )
 from conformance.implementations.specs import resolve
-from conformance.judging.runner import Runner, RunSettings, Selection
 
 
 def test_lookup_by_name_and_version():
@@ -106,8 +106,8 @@ def run_case(spec: str) -> tuple[protocol.Hello, dict[str, dict]]:
     results: dict[str, dict] = {}
     impl = resolve(spec)
     with impl:
-        Runner(corpus, RunSettings(timeout=120)).run(
-            [impl], cases, Selection(), lambda r: results.__setitem__(r.stage, r.to_json()))
+        drive(runner_for(corpus, timeout=120), [impl], cases,
+              lambda r: results.__setitem__(r.stage, r.to_json()))
         return impl.hello, results
 
 

@@ -8,6 +8,7 @@ still a dependency, and hiding a cycle inside a function does not remove it.
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -15,11 +16,11 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "conformance"
 
 #: Bottom to top. A module may import from its own layer and the layers before it.
-LAYERS = ("base", "corpus", "implementations", "judging", "reporting", "maintenance",
-          "interface")
+LAYERS = ("base", "corpus", "implementations", "judging", "reporting", "execution",
+          "maintenance", "interface")
 _TOP_LEVEL = {"corpus": "corpus", "implementations": "implementations", "judging": "judging",
-              "reporting": "reporting", "maintenance": "maintenance", "cli": "interface",
-              "pytest_plugin": "interface"}
+              "reporting": "reporting", "execution": "execution", "maintenance": "maintenance",
+              "cli": "interface", "pytest_plugin": "interface"}
 
 
 def module_name(path: Path) -> str:
@@ -135,6 +136,47 @@ def test_no_renderer_imports_another_and_none_imports_click():
         assert "import click" not in source and "from click" not in source, name
 
 
+#: What starts a process, from the standard library.
+_SPAWNS = re.compile(
+    r"^\s*(import|from)\s+(subprocess|multiprocessing)\b|os\.(fork|spawn|exec|popen)", re.MULTILINE
+)
+
+
+def reachable(graph: dict[str, set[str]], start: str) -> set[str]:
+    """Every module ``start`` imports, directly or not (itself included)."""
+    seen, todo = {start}, [start]
+    while todo:
+        for dep in graph.get(todo.pop(), ()):
+            if dep not in seen:
+                seen.add(dep)
+                todo.append(dep)
+    return seen
+
+
+def module_path(module: str) -> Path:
+    relative = Path(*module.split(".")[1:])
+    package = PACKAGE / relative / "__init__.py"
+    return package if package.is_file() else (PACKAGE / relative).with_suffix(".py")
+
+
+def test_reporting_imports_nothing_that_starts_a_process():
+    """Reporting only renders: nothing it imports, however indirectly, reaches the ways to
+    start an implementation (implementations, execution) or starts a process itself."""
+    graph = import_graph()
+    for module in (m for m in graph if layer(m) == "reporting"):
+        for dep in reachable(graph, module):
+            assert layer(dep) not in ("implementations", "execution", "maintenance",
+                                      "interface"), f"{module} reaches {dep}"
+            assert not _SPAWNS.search(module_path(dep).read_text()), \
+                f"{module} reaches {dep}, which starts processes"
+
+
+def test_the_spawn_check_sees_a_process_start(tmp_path):
+    assert _SPAWNS.search("import subprocess\n")
+    assert _SPAWNS.search("    pid = os.fork()\n")
+    assert not _SPAWNS.search("from conformance import subprocess_free\n")
+
+
 def test_every_module_belongs_to_a_named_layer():
     assert {layer(m) for m in import_graph()} <= set(LAYERS)
 
@@ -160,6 +202,6 @@ def test_an_upward_import_is_reported():
 
 def test_lazy_imports_are_dependencies_too(tmp_path):
     source = tmp_path / "m.py"
-    source.write_text("def f():\n    from conformance.judging import runner\n")
-    assert imported_modules(source, {"conformance.judging", "conformance.judging.runner"}) == {
-        "conformance.judging.runner", "conformance.judging"}
+    source.write_text("def f():\n    from conformance.judging import judge\n")
+    assert imported_modules(source, {"conformance.judging", "conformance.judging.judge"}) == {
+        "conformance.judging.judge", "conformance.judging"}

@@ -107,7 +107,7 @@ def test_every_format_name_has_a_renderer():
 
 def test_importing_the_cli_imports_no_heavy_library():
     heavy = ("jsonschema", "deepdiff", "rich", "hypothesis", "jinja2", "orjson",
-             "conformance.corpus.cases", "conformance.judging.runner")
+             "conformance.corpus.cases", "conformance.execution.runner")
     probe = ("import sys, conformance.cli.main; "
              f"print(' '.join(m for m in {heavy!r} if m in sys.modules))")
     found = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,

@@ -9,7 +9,7 @@ from conformance.judging.comparison import Difference
 from conformance.judging.verdicts import StageResult
 from conformance.maintenance.discrepancies import grouping
 from conformance.reporting import stream as reports
-from conformance.reporting.model import CorpusIdentity, SelectionInfo
+from conformance.reporting.model import CorpusIdentity, RunScope
 
 
 def write_report(path: Path, results: list[StageResult], *, name: str = "port",
@@ -17,7 +17,7 @@ def write_report(path: Path, results: list[StageResult], *, name: str = "port",
     stream = io.BytesIO()
     writer = reports.ReportWriter(stream, reports.header(
         {"name": name, "version": version, "language": "python"}, {"stages": ["context"]},
-        CorpusIdentity("corpus", "0", 3, "ab" * 32), SelectionInfo(impl=spec)))
+        CorpusIdentity("corpus", "0", 3, "ab" * 32), RunScope(impl=spec)))
     for result in results:
         writer.add(result)
     writer.close()

@@ -8,6 +8,7 @@ import report_fixtures
 from conformance import jsonio
 from conformance._paths import SCHEMA_DIR
 from conformance.corpus.cases import Corpus
+from conformance.execution.matrix import column_of
 from conformance.implementations.known import lookup
 from conformance.reporting import drift
 from conformance.reporting.matrix import Column
@@ -16,8 +17,10 @@ CASE = "traps.two-timestamps"
 
 
 def release(spec: str, answers: dict[str, dict]) -> Column:
-    return Column(lookup(spec), report_fixtures.report([], name=spec, stages=list(answers)),
-                  answers={CASE: answers})
+    column = column_of(lookup(spec))
+    column.report = report_fixtures.report([], name=spec, stages=list(answers))
+    column.answers = {CASE: answers}
+    return column
 
 
 def sample() -> dict:

@@ -9,7 +9,7 @@ from pathlib import Path
 from helpers import run_spec
 
 from conformance.corpus.cases import Corpus
-from conformance.judging.runner import Selection
+from conformance.corpus.selection import Selection
 
 READER = Path(__file__).parent / "fakes" / "events_reader.py"
 

@@ -9,11 +9,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from helpers import live_group_members
+from helpers import RunRequest, execute, live_group_members
 
 from conformance.cli.main import main
 from conformance.errors import ConformanceError, CorpusError
-from conformance.reporting.run import RunRequest, execute
 from conformance.reporting.stream import read_report
 
 
@@ -159,7 +158,8 @@ def test_the_run_command_starts_the_implementation_before_importing_the_runner(c
         "from conformance.implementations import early\n"
         "begin = early.EarlyStart.begin.__func__\n"
         "def spy(cls, spec, *hint):\n"
-        "    print('runner imported at the start:', 'conformance.reporting.run' in sys.modules)\n"
+        "    loaded = 'conformance.execution.executor' in sys.modules\n"
+        "    print('runner imported at the start:', loaded)\n"
         "    return begin(cls, spec, *hint)\n"
         "early.EarlyStart.begin = classmethod(spy)\n"
         "from conformance.cli.main import main\n"

@@ -14,12 +14,14 @@ from conformance.corpus.cases import Corpus
 from conformance.errors import ConformanceError
 from conformance.implementations.specs import resolve
 from conformance.implementations.transports import python_callable, reference
+from conformance.judging.comparison import Difference
+from conformance.judging.verdicts import StageResult
 from conformance.maintenance.fuzz import (
     Differential,
     Finding,
+    finding_of,
     fuzz,
     fuzz_sessions,
-    judge,
     write_candidate,
 )
 
@@ -71,7 +73,7 @@ def test_an_implementation_without_a_shared_stage_is_a_clear_error(shared_refere
     with pytest.raises(ConformanceError, match="answers none of the stages"), pair:
         pass
     assert impl.connection is None  # stopped, though the pair was never entered
-    assert not pair.scratch.exists()
+    assert not pair.judge.scratch.exists()
 
 
 @pytest.mark.parametrize(("stages", "told"), [
@@ -81,34 +83,45 @@ def test_an_implementation_without_a_shared_stage_is_a_clear_error(shared_refere
 def test_both_sides_are_told_the_stages_they_will_be_asked(fake, tmp_path, stages, told):
     """So the reference loads no provider's code for session stages alone."""
     record = tmp_path / "hints"
-    sides = [resolve(fake("hint_recorder", "--record", str(record))) for _ in range(2)]
-    with Differential(*sides, stages=stages):
-        pass
-    assert record.read_text().splitlines() == [told, told]
+    pair = Differential(resolve(fake("hint_recorder", "--record", str(record))), stages=stages)
+    assert pair.reference.plain.impl.stages_hint == tuple(told.split(","))
+    pair.impl.start()
+    pair.impl.close()
+    pair.judge.close()
+    assert record.read_text().splitlines() == [told]
 
 
 def test_a_pair_never_entered_leaves_no_scratch_behind():
-    pair = Differential(stats_double("correct"), stats_double("correct"))
-    scratch = pair.scratch
+    pair = Differential(stats_double("correct"))
+    scratch = pair.judge.scratch
     assert scratch.is_dir()
     del pair
     assert not scratch.exists()
 
 
-def test_judge_compares_kinds_and_outputs_and_ignores_skips_and_double_rejections():
-    stages = ["entries", "branch", "stats", "context"]
-    expected = {"entries": {"output": {"a": 1}}, "branch": {"rejected": {"message": "x"}},
-                "stats": {"output": {"n": 1}}, "context": {"output": {}}}
-    agree = {"entries": {"output": {"a": 1}}, "branch": {"rejected": {"message": "other"}},
-             "stats": {"output": {"n": 1.0}}, "context": {"skipped": "not claimed"}}
-    assert judge(HEADER, stages, expected, agree) is None
-    differ = {**agree, "branch": {"output": {}}, "stats": {"output": {"n": 2}}}
-    finding = judge(HEADER, stages, expected, differ)
+def _result(stage: str, status: str = "pass", **fields) -> StageResult:
+    return StageResult("fuzz.example", stage, status, **fields)
+
+
+def test_a_finding_names_every_failing_stage_and_is_keyed_by_the_first_exact_difference():
+    """Hypothesis shrinks each key on its own: the key is the first failing stage (in stage
+    order), the kind of its first difference and its path with indices generalized."""
+    changed = Difference("$.messages[3].content", "changed", "a", "b")
+    results = [_result("stats", "fail", message="differs", differences=(changed,)),
+               _result("entries"),
+               _result("branch", "fail", message="Pi rejected it, the implementation not",
+                       expected_kind="rejected", actual_kind="output"),
+               _result("context", "skip")]
+    finding = finding_of(HEADER, results)
     assert finding is not None and list(finding.stages) == ["branch", "stats"]
     assert finding.key == "branch rejected-vs-output"
-    assert finding.details["stats"][0]["path"] == "$.n"
-    crashed = {**agree, "entries": {"error": {"message": "boom"}}}
-    assert judge(HEADER, stages, expected, crashed).key == "entries error"
+    assert finding.details["stats"][0]["path"] == "$.messages[3].content"
+    assert finding_of(HEADER, results[3:] + results[1:2]) is None
+    only_stats = finding_of(HEADER, results[:1])
+    assert only_stats is not None and only_stats.key == "stats changed $.messages[*].content"
+    crashed = finding_of(HEADER, [_result("entries", "error", message="boom")])
+    assert crashed is not None and crashed.key == "entries error"
+    assert crashed.stages["entries"] == "the implementation failed: boom"
 
 
 def test_a_candidate_is_a_case_directory_without_goldens(tmp_path: Path):
@@ -171,7 +184,7 @@ def test_a_seed_draws_the_same_sessions_twice():
 @pytest.mark.reference
 @pytest.mark.slow
 def test_two_pairs_explore_together_and_still_shrink_the_planted_bug(shared_reference):
-    pairs = [Differential(stats_double("buggy"), reference()),
+    pairs = [Differential(stats_double("buggy")),
              Differential(stats_double("buggy"), shared_reference)]
     with pairs[0], pairs[1]:
         outcome = fuzz(pairs, max_examples=40, seed=7)

@@ -9,6 +9,8 @@ from collections import Counter
 import pytest
 
 from conformance.errors import ConformanceError
+from conformance.judging.comparison import Difference
+from conformance.judging.verdicts import StageResult
 from conformance.maintenance import fuzz as fuzzer
 from conformance.maintenance.fuzz import Finding, fuzz
 from conformance.maintenance.fuzz_generation import (
@@ -40,15 +42,17 @@ class RecordingPair:
         self.sessions: list[bytes] = []
         self.times: list[float] = []
 
-    def answers(self, session: bytes) -> tuple[dict, dict]:
+    def results(self, session: bytes) -> list[StageResult]:
         self.times.append(time.perf_counter())
         self.sessions.append(session)
         time.sleep(self.delay)
-        differs = self.disagrees is not None and self.disagrees in session
-        return {"entries": {"output": {"n": 0}}}, {"entries": {"output": {"n": int(differs)}}}
+        if self.disagrees is not None and self.disagrees in session:
+            changed = Difference("$.n", "changed", 0, 1)
+            return [StageResult("fuzz.example", "entries", "fail", "differs", (changed,))]
+        return [StageResult("fuzz.example", "entries", "pass")]
 
     def compare(self, session: bytes) -> Finding | None:
-        return fuzzer.judge(session, self.stages, *self.answers(session))
+        return fuzzer.finding_of(session, self.results(session))
 
 
 def test_shares_split_the_examples_without_loss_and_one_generator_keeps_the_seed():
@@ -134,7 +138,7 @@ def test_the_thread_generator_still_serves_an_explicit_strategy():
 
 def test_a_failure_to_ask_stops_the_generators():
     class Broken(RecordingPair):
-        def answers(self, session: bytes) -> tuple[dict, dict]:
+        def results(self, session: bytes) -> list[StageResult]:
             raise RuntimeError("asking broke")
 
     with pytest.raises(RuntimeError, match="asking broke"):
@@ -145,7 +149,7 @@ def test_a_judging_failure_stops_the_run(monkeypatch: pytest.MonkeyPatch):
     def broken(*args: object) -> None:
         raise RuntimeError("judge broke")
 
-    monkeypatch.setattr(fuzzer, "judge", broken)
+    monkeypatch.setattr(fuzzer, "finding_of", broken)
     pair = RecordingPair()
     with pytest.raises(RuntimeError, match="judge broke"):
         fuzz([pair], max_examples=200, seed=3, sessions="valid")  # type: ignore[list-item]
@@ -159,20 +163,20 @@ def test_a_pair_asks_its_next_session_while_the_last_one_is_judged(
 
     second_asked = threading.Event()
     waited: list[bool] = []
-    real = fuzzer.judge
+    real = fuzzer.finding_of
 
     class Pair(RecordingPair):
-        def answers(self, session: bytes) -> tuple[dict, dict]:
+        def results(self, session: bytes) -> list[StageResult]:
             if self.sessions:
                 second_asked.set()
-            return super().answers(session)
+            return super().results(session)
 
     def judge_after_the_next_ask(*args):  # type: ignore[no-untyped-def]
         if not waited:
             waited.append(second_asked.wait(timeout=60))
         return real(*args)
 
-    monkeypatch.setattr(fuzzer, "judge", judge_after_the_next_ask)
+    monkeypatch.setattr(fuzzer, "finding_of", judge_after_the_next_ask)
     outcome = fuzz([Pair()], max_examples=3, seed=2, sessions="valid")  # type: ignore[list-item]
     assert outcome.examples == 3 and waited == [True]
 

@@ -12,9 +12,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from helpers import RunRequest, execute
 
 from conformance.corpus.cases import Corpus
-from conformance.reporting.run import RunRequest, execute
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "go-adapter"
 

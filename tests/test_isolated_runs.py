@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from conftest import FAKES
+from helpers import drive, runner_for
 
 from conformance.implementations import protocol
 from conformance.implementations.transports import PersistentImplementation
@@ -74,7 +75,7 @@ def test_cases_where_pi_misbehaves_run_beside_the_others_never_holding_a_worker_
     """Two hanging misbehaving cases cost two caps, but in a lane of their own: the single
     worker answers every other case first, and nothing is restarted."""
     from conformance.corpus.cases import Corpus
-    from conformance.judging.runner import MISBEHAVING_TIMEOUT, Runner, RunSettings, Selection
+    from conformance.execution.runner import MISBEHAVING_TIMEOUT
 
     for name in ("alpha", "beta"):
         meta = corpus_dir / "cases" / "small" / name / "case.toml"
@@ -85,10 +86,10 @@ def test_cases_where_pi_misbehaves_run_beside_the_others_never_holding_a_worker_
                  "--on", "small.alpha", "--on", "small.beta"],
         isolated_env={"PI_CONFORMANCE_TEST_ISOLATED": "1"})
     results = []
-    runner = Runner(corpus, RunSettings(timeout=10, max_restarts=0))
+    runner = runner_for(corpus, timeout=10, max_restarts=0)
     with impl:
         main = impl.connection.pid
-        runner.run([impl], corpus.cases, Selection(), results.append)
+        drive(runner, [impl], corpus.cases, results.append)
         assert impl.connection.pid == main and impl._spare is None
     misbehaving = [i for i, r in enumerate(results) if r.case in ("small.alpha", "small.beta")]
     others = [i for i, r in enumerate(results) if i not in misbehaving]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import jsonschema
 import pytest
@@ -12,6 +13,8 @@ from conformance import jsonio
 from conformance._paths import SCHEMA_DIR
 from conformance.corpus.cases import Corpus
 from conformance.errors import ConformanceError
+from conformance.execution.matrix import column_of, run_matrix, select_entries
+from conformance.execution.plan import RunPlan
 from conformance.implementations.known import lookup
 from conformance.judging.comparison import Difference
 from conformance.judging.verdicts import StageResult
@@ -25,8 +28,9 @@ def result(stage: str, status: str, **extra) -> StageResult:
 
 
 def column(spec: str, results: list[StageResult], stages: list[str]) -> matrix.Column:
-    return matrix.Column(lookup(spec), report_fixtures.report(results, name=spec,
-                                                              stages=stages))
+    made = column_of(lookup(spec))
+    made.report = report_fixtures.report(results, name=spec, stages=stages)
+    return made
 
 
 FAILING = result("stats", "fail", message="1 difference(s)", differences=[
@@ -39,7 +43,7 @@ def sample() -> dict:
         column("pi@1.6.0", [result("stats", "pass"), result("entries", "pass")],
                ["entries", "stats"]),
         column("ccusage-pi", [FAILING, result("entries", "skip")], ["stats"]),
-        matrix.Column(lookup("pi-ai-python"), unavailable="could not install: pip failed"),
+        replace(column_of(lookup("pi-ai-python")), unavailable="could not install: pip failed"),
     ]
     return matrix.matrix_data(corpus, columns)
 
@@ -104,11 +108,11 @@ def test_an_unavailable_implementation_has_only_its_reason():
 
 
 def test_select_entries_keeps_registry_order_and_rejects_unknown_names():
-    chosen = matrix.select_entries(["ccusage-pi", "reference"])
+    chosen = select_entries(["ccusage-pi", "reference"])
     assert [e.spec for e in chosen] == ["pi@1.6.0", "ccusage-pi@18.0.11"]
-    assert len(matrix.select_entries([])) >= 5
+    assert len(select_entries([])) >= 5
     with pytest.raises(ConformanceError, match="not a known implementation"):
-        matrix.select_entries(["process:./x"])
+        select_entries(["process:./x"])
 
 
 @pytest.mark.reference
@@ -117,8 +121,8 @@ def test_a_real_matrix_run_writes_reports_matrix_and_drift(tmp_path):
 
     corpus = Corpus()
     cases = corpus.select(["traps.two-timestamps", "stats.*"])[:4]
-    columns = matrix.run_matrix(corpus, matrix.select_entries(["pi@1.0.3", "ccusage-pi"]),
-                                tmp_path, cases=cases)
+    columns = run_matrix(corpus, select_entries(["pi@1.0.3", "ccusage-pi"]), tmp_path,
+                         RunPlan(implementation=""), cases=cases)
     data = matrix.matrix_data(corpus, columns, cases)
     assert data["corpus"]["cases"] == len(cases) == 4
     written = matrix.write_matrix(data, tmp_path)

@@ -251,7 +251,7 @@ class HangingPi:
 
 
 def test_after_a_hang_pi_is_restarted_before_the_next_question_not_after_the_last(tmp_path):
-    from conformance.maintenance.oracle import ReferenceOracle
+    from conformance.execution.oracle import ReferenceOracle
 
     session = tmp_path / "s.jsonl"
     session.write_text('{"type":"session","version":3,"id":"s"}\n')

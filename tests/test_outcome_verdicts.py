@@ -80,7 +80,7 @@ def test_a_run_shows_as_documented_in_every_renderer_and_the_matrix(corpus_dir: 
     from report_fixtures import build
 
     from conformance.corpus.cases import Corpus
-    from conformance.judging.runner import Selection
+    from conformance.corpus.selection import Selection
     from conformance.reporting import matrix
     from conformance.reporting.renderers import RENDERERS
 

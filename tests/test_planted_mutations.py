@@ -102,7 +102,8 @@ def test_two_swapped_content_blocks_fail():
 @pytest.fixture(scope="module")
 def planted_report(tmp_path_factory):
     """The planted implementation run over the whole corpus (the context stage)."""
-    from conformance.reporting.run import RunRequest, execute
+    from helpers import RunRequest, execute
+
     from conformance.reporting.stream import read_report
 
     report = tmp_path_factory.mktemp("planted") / "drops-first-message.jsonl"

@@ -130,12 +130,17 @@ MEASURE = """
 import resource, sys
 from conformance.corpus.cases import Corpus
 from conformance.implementations.specs import resolve
-from conformance.judging.runner import Runner, RunSettings, Selection
+from conformance.corpus.selection import Selection
+from conformance.execution.goldens import CorpusGoldens
+from conformance.execution.runner import Limits, Runner, plan
 corpus = Corpus(__import__("pathlib").Path(sys.argv[1]))
 impl = resolve(sys.argv[2])
 impl.start()
 results = []
-Runner(corpus, RunSettings(timeout=60)).run([impl], corpus.cases, Selection(), results.append)
+runner = Runner(corpus, CorpusGoldens(corpus.root), Limits(timeout=60))
+planned = plan(impl.hello, corpus.cases, Selection())
+planned = runner.prepare(planned, impl.hello.inputs)
+runner.run([impl], planned, results.append)
 impl.close()
 statuses = sorted({(r.case, r.status) for r in results})
 print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024, statuses)

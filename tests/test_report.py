@@ -10,13 +10,13 @@ import orjson
 import pytest
 import report_fakes
 import report_fixtures
+from helpers import RunRequest, execute
 
 from conformance import jsonio
 from conformance._paths import SCHEMA_DIR
 from conformance.corpus.cases import Corpus
 from conformance.reporting import model
 from conformance.reporting import stream as reports
-from conformance.reporting.run import RunRequest, execute
 
 
 def validator(name: str) -> jsonschema.Draft202012Validator:

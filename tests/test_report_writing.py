@@ -13,20 +13,19 @@ from pathlib import Path
 import orjson
 import pytest
 from click.testing import CliRunner
-from helpers import sigint_as_default
+from helpers import RunRequest, execute, sigint_as_default
 
 from conformance.cli.main import main
 from conformance.judging.comparison import Difference
 from conformance.judging.verdicts import StageResult
 from conformance.reporting import stream as reports
-from conformance.reporting.model import CorpusIdentity, SelectionInfo
-from conformance.reporting.run import RunRequest, execute
+from conformance.reporting.model import CorpusIdentity, RunScope
 from conformance.reporting.stream import read_report
 
 
 def writer(stream) -> reports.ReportWriter:
     head = reports.header({"name": "x", "version": "1"}, {},
-                          CorpusIdentity("c", "0", 1, "ab" * 32), SelectionInfo())
+                          CorpusIdentity("c", "0", 1, "ab" * 32), RunScope())
     return reports.ReportWriter(stream, head)
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import time
 
 import pytest
-from helpers import live_group_members, run_spec
+from helpers import drive, live_group_members, run_spec, runner_for
 
+from conformance.corpus.selection import Selection
 from conformance.corpus.stages import DEFAULT_STAGES
-from conformance.judging.runner import Selection
 
 ALL = {"small.alpha", "small.beta", "small.gamma", "small.delta"}
 
@@ -86,7 +86,8 @@ def test_an_answer_out_of_order_is_a_protocol_error_and_forces_a_restart(corpus,
     outcome = run_spec(corpus, fake("out_of_order", "--on", "small.beta"))
     beta = outcome.of("small.beta")
     assert {(r.status, r.error_kind) for r in beta} == {("error", "protocol")}
-    assert "answer out of order: expected seq 1, got 0" in beta[0].message
+    # Requests are numbered from 1 (docs/protocol.md): alpha is 1, beta 2, answered with 1.
+    assert "answer out of order: expected seq 2, got 1" in beta[0].message
     assert outcome.statuses("small.alpha") == outcome.statuses("small.gamma") == {"pass"}
     assert outcome.statuses("small.delta") == {"pass"}
     assert outcome.runner.restarts == 1
@@ -257,7 +258,7 @@ def test_a_failing_one_shot_case_is_an_error_for_that_case_alone(corpus, fake, m
 def test_hanging_where_pi_itself_misbehaves_is_info_and_spends_no_restart(corpus_dir, fake,
                                                                          monkeypatch):
     from conformance.corpus.cases import Corpus
-    from conformance.judging import runner as runner_module
+    from conformance.execution import runner as runner_module
 
     monkeypatch.setattr(runner_module, "MISBEHAVING_TIMEOUT", 0.5)
     meta = corpus_dir / "cases" / "small" / "beta" / "case.toml"
@@ -280,38 +281,35 @@ def test_hanging_where_pi_itself_misbehaves_is_info_and_spends_no_restart(corpus
 
 def test_a_crash_on_the_last_case_is_restarted_when_the_next_run_brings_a_case(corpus, fake):
     from conformance.implementations.specs import resolve
-    from conformance.judging.runner import Runner, RunSettings
-
-    runner = Runner(corpus, RunSettings(timeout=10))
+    runner = runner_for(corpus, timeout=10)
     impl = resolve(fake("crashing", "--on", "small.alpha"))
     impl.start()
     try:
         first, second = [], []
-        runner.run([impl], corpus.select(["small.alpha"]), Selection(), first.append)
+        drive(runner, [impl], corpus.select(["small.alpha"]), first.append)
         assert runner.restarts == 0  # nothing left to run: no restart
-        runner.run([impl], corpus.select(["small.beta"]), Selection(), second.append)
+        drive(runner, [impl], corpus.select(["small.beta"]), second.append)
         assert {r.status for r in second} == {"pass"} and runner.restarts == 1
     finally:
         impl.close()
 
 
 def test_a_bug_of_ours_costs_one_case_and_the_run_goes_on(corpus, fake, monkeypatch):
+    from conformance.execution.runner import Runner
     from conformance.implementations.specs import resolve
-    from conformance.judging.runner import Runner, RunSettings
 
     real = Runner._run_case
 
-    def broken(self, impl, seq, case, ask, scratch, **kwargs):
-        if case.id == "small.beta":
+    def broken(self, impl, item, **kwargs):
+        if item.case.id == "small.beta":
             raise KeyError("planted")
-        return real(self, impl, seq, case, ask, scratch, **kwargs)
+        return real(self, impl, item, **kwargs)
 
     monkeypatch.setattr(Runner, "_run_case", broken)
     impl = resolve(fake("correct"))
     results = []
     with impl:
-        Runner(corpus, RunSettings(timeout=10)).run([impl], corpus.cases, Selection(),
-                                                     results.append)
+        drive(runner_for(corpus, timeout=10), [impl], corpus.cases, results.append)
     beta = [r for r in results if r.case == "small.beta"]
     assert beta and {(r.status, r.error_kind) for r in beta} == {("error", "harness")}
     assert "runner error: KeyError('planted')" in beta[0].message
@@ -323,9 +321,8 @@ def test_the_next_case_is_asked_while_the_last_answer_is_judged(corpus, fake, mo
     run with one worker keeps the implementation busy instead of idle while we judge."""
     import threading
 
+    from conformance.execution import runner
     from conformance.implementations.specs import resolve
-    from conformance.judging import runner
-    from conformance.judging.runner import Runner, RunSettings
 
     asked: set[str] = set()
     next_asked = threading.Event()
@@ -350,8 +347,7 @@ def test_the_next_case_is_asked_while_the_last_answer_is_judged(corpus, fake, mo
             return real_run(request, timeout)
 
         impl.run = run
-        Runner(corpus, RunSettings(timeout=10)).run([impl], corpus.cases, Selection(),
-                                                     results.append)
+        drive(runner_for(corpus, timeout=10), [impl], corpus.cases, results.append)
     assert overlapped == [True]
     assert len(results) == 4 * len(DEFAULT_STAGES)
     assert {r.status for r in results} == {"pass"}
@@ -359,8 +355,6 @@ def test_the_next_case_is_asked_while_the_last_answer_is_judged(corpus, fake, mo
 
 def test_a_failure_to_emit_ends_the_run_with_that_error_and_no_worker_waits(corpus, fake):
     from conformance.implementations.specs import resolve
-    from conformance.judging.runner import Runner, RunSettings
-
     emitted = []
 
     def emit(result):
@@ -374,6 +368,6 @@ def test_a_failure_to_emit_ends_the_run_with_that_error_and_no_worker_waits(corp
         real_run = impl.run
         impl.run = lambda request, timeout: (asked.append(request["seq"]),
                                              real_run(request, timeout))[1]
-        Runner(corpus, RunSettings(timeout=10)).run([impl], corpus.cases, Selection(), emit)
+        drive(runner_for(corpus, timeout=10), [impl], corpus.cases, emit)
     assert len(emitted) == 3
     assert len(asked) < len(corpus.cases)  # it stopped asking

@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from conformance.cli.main import main
-from conformance.judging.smoke import smoke
+from conformance.execution.smoke import smoke
 
 
 def smoke_cli(corpus_dir, spec: str):

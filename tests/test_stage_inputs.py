@@ -9,10 +9,10 @@ from helpers import run_spec
 
 from conformance.corpus.cases import Corpus
 from conformance.corpus.goldens import read_golden
+from conformance.corpus.selection import Selection
 from conformance.corpus.stages import ALL_STAGES, STAGE_INPUTS, inputs_of
 from conformance.errors import ImplementationError
 from conformance.implementations import protocol
-from conformance.judging.runner import Selection
 
 
 def recorded(path):

@@ -14,7 +14,7 @@ from conformance.judging.verdicts import StageResult
 from conformance.maintenance.discrepancies import drafts
 from conformance.maintenance.discrepancies.shrink import shrink
 from conformance.reporting import stream as reports
-from conformance.reporting.model import CorpusIdentity, SelectionInfo
+from conformance.reporting.model import CorpusIdentity, RunScope
 
 LONE = b'{"text": "lone \\ud800 high", "low": "\\udc00"}'
 
@@ -66,7 +66,7 @@ def test_the_report_writer_escapes_lone_surrogates(tmp_path):
     with path.open("wb") as out:
         writer = reports.ReportWriter(out, reports.header(
             {"name": "port\ud800", "version": "1", "language": "python"}, {"stages": ["context"]},
-            CorpusIdentity("corpus", "0", 1, "ab" * 32), SelectionInfo()))
+            CorpusIdentity("corpus", "0", 1, "ab" * 32), RunScope()))
         writer.add(StageResult("a.b", "context", "fail", "x\udc00",
                                [Difference("$.t", "changed", "\ud800", "b")]))
         writer.close()
@@ -85,7 +85,7 @@ def test_shrinking_a_session_with_lone_surrogates_writes_every_candidate(tmp_pat
         scratch.write_text(text, encoding="utf-8")  # what Oracle does with each candidate
         return frozenset({("$.x", "changed")}) if "\\ud83d" in text else frozenset()
 
-    found = shrink(session, still_fails, frozenset({("$.x", "changed")}))
+    found = shrink(session, still_fails, ("$.x", "changed"))
     assert "\\ud83d" in found.text and '"id":"b"' not in found.text
     assert json.loads(found.text.splitlines()[1])["message"]["content"] == "x \ud83d y"
 

@@ -10,7 +10,7 @@ import click
 
 from conformance.cli import options
 from conformance.cli.reports import output_options, render_stdout, write_outputs
-from conformance.cli.support import EXIT_FAILED, EXIT_INTERRUPTED, friendly_errors, stderr
+from conformance.cli.support import exit_code, friendly_errors, stderr
 
 if TYPE_CHECKING:
     from conformance.corpus.shards import Shard
@@ -21,9 +21,9 @@ if TYPE_CHECKING:
 @click.argument("paths", nargs=-1, required=True, metavar="PATH...",
                 type=click.Path(path_type=Path, exists=True))
 @options.STAGES
+@options.APIS_OPTION
 @options.TIMEOUT
-@click.option("--max-restarts", default=10, show_default=True, type=click.IntRange(0),
-              help="Restarts after crashes or hangs, per file, before its stages are abandoned.")
+@options.MAX_RESTARTS
 @options.BASELINE
 @options.REPORT
 @click.option("--candidates", type=click.Path(path_type=Path, file_okay=False),
@@ -31,31 +31,36 @@ if TYPE_CHECKING:
                    "(corpus promote --anonymize turns one into a public case).")
 @click.option("--max-tests", default=400, show_default=True, type=click.IntRange(1),
               help="Runs of both sides a shrink may take.")
+@options.ALLOW_EMPTY
 @options.RUN_FORMAT
 @options.shard_option("a stable partition of the files by path")
 @output_options
-def compare(impl_spec: str, paths: tuple[Path, ...], stages: tuple[str, ...], timeout: float,
-            max_restarts: int, baseline: Path | None, report_path: Path | None,
-            candidates: Path | None, max_tests: int, output_format: str,
-            shard: Shard | None, outputs: dict[str, Path]) -> None:
+def compare(impl_spec: str, paths: tuple[Path, ...], stages: tuple[str, ...],
+            apis: tuple[str, ...], timeout: float, max_restarts: int, baseline: Path | None,
+            report_path: Path | None, candidates: Path | None, max_tests: int,
+            allow_empty: bool, output_format: str, shard: Shard | None,
+            outputs: dict[str, Path]) -> None:
     """Run session files through IMPL and the real Pi; Pi's answers are the goldens.
 
     PATH may be a directory (e.g. ~/.pi/agent/sessions): every *.jsonl under it. Each file is
-    compared on every stage both answer, into the same report as run (--report, --junit,
-    --html, --baseline). Pi and IMPL only ever see copies. Exit 1 on a difference, 130 when
+    judged as run judges a case, on every stage both answer, into the same report as run
+    (--report, --junit, --html, --baseline). Pi and IMPL only ever see copies of one
+    snapshot of each file. Exit 1 on a difference, 5 when nothing was judged, 130 when
     interrupted.
     """
-    from conformance.maintenance.compare import CompareRequest, root_cause_lines
+    from conformance.corpus.selection import Selection
+    from conformance.execution.plan import Limits, RunPlan
     from conformance.maintenance.compare import compare as run_compare
+    from conformance.maintenance.compare import root_cause_lines
 
     def say(message: str) -> None:
         stderr().print(message, highlight=False, soft_wrap=True, markup=False)
 
+    plan = RunPlan(impl_spec, Selection(stages=stages, apis=apis),
+                   Limits(timeout=timeout, max_restarts=max_restarts), shard=shard,
+                   baseline=baseline, report=report_path, allow_empty=allow_empty)
     with friendly_errors():
-        outcome = run_compare(CompareRequest(
-            paths=paths, impl_spec=impl_spec, stages=stages, timeout=timeout,
-            max_restarts=max_restarts, baseline=baseline, report_path=report_path,
-            candidates=candidates, shard=shard, max_tests=max_tests, say=say))
+        outcome = run_compare(plan, paths, candidates=candidates, max_tests=max_tests, say=say)
         write_outputs(outcome.report, outputs)
     render_stdout(outcome.report, output_format)
     causes = root_cause_lines(outcome.report)
@@ -65,8 +70,7 @@ def compare(impl_spec: str, paths: tuple[Path, ...], stages: tuple[str, ...], ti
             say(f"  {line}")
     for candidate in outcome.candidates:
         say(f"candidate: {candidate.directory} ({candidate.original_lines} -> "
-            f"{candidate.lines} line(s); {', '.join(candidate.stages)})")
+            f"{candidate.lines} line(s); made for {candidate.atom.describe()})")
     if outcome.interrupted:
         say("interrupted")
-        sys.exit(EXIT_INTERRUPTED)
-    sys.exit(EXIT_FAILED if outcome.failed else 0)
+    sys.exit(exit_code(outcome.report))

@@ -46,7 +46,6 @@ def fuzz(impl_spec: str, max_examples: int, seed: int | None, stages: tuple[str,
     both answer is compared unless --stage says otherwise.
     """
     from conformance.implementations.specs import resolve
-    from conformance.implementations.transports import reference
     from conformance.maintenance.fuzz import (
         Differential,
         fuzz_seed,
@@ -70,7 +69,7 @@ def fuzz(impl_spec: str, max_examples: int, seed: int | None, stages: tuple[str,
         generators = start_generators(kind, max_examples, seed, jobs)
         stack.callback(generators.close)
         pairs = _started_pairs(stack, jobs, lambda: Differential(
-            resolve(impl_spec), reference(), stages, timeout=timeout))
+            resolve(impl_spec), stages=stages, timeout=timeout))
         differential = pairs[0]
         name = differential.impl.hello.name
         stderr().print(f"fuzzing {name} against Pi on {', '.join(differential.stages)}"

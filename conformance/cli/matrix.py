@@ -27,9 +27,10 @@ def matrix(impls: tuple[str, ...], out_dir: Path, cases: tuple[str, ...],
 
     Also writes each implementation's own report, in --out.
     """
-    from conformance.judging.runner import RunSettings
+    from conformance.execution.matrix import run_matrix, select_entries
+    from conformance.execution.plan import Limits, RunPlan
     from conformance.reporting.drift import drift_data, write_drift
-    from conformance.reporting.matrix import matrix_data, run_matrix, select_entries, write_matrix
+    from conformance.reporting.matrix import matrix_data, write_matrix
 
     with friendly_errors():
         corpus = load_corpus(corpus_path)
@@ -37,8 +38,8 @@ def matrix(impls: tuple[str, ...], out_dir: Path, cases: tuple[str, ...],
         selected = corpus.select(cases)
         if not selected:
             raise ConformanceError("no case matches " + " ".join(cases))
-        columns = run_matrix(corpus, entries, out_dir, cases=selected,
-                             settings=RunSettings(timeout=timeout),
+        plan = RunPlan("", limits=Limits(timeout=timeout))
+        columns = run_matrix(corpus, entries, out_dir, plan, cases=selected,
                              on_start=lambda e: stderr().print(f"[bold]{e.spec}[/]: {e.summary}"))
         data = matrix_data(corpus, columns, selected)
         written = write_matrix(data, out_dir)
@@ -85,7 +86,7 @@ def adapters_list() -> None:
 @click.option("--force", is_flag=True, help="Reinstall even if installed.")
 def adapters_install(specs: tuple[str, ...], force: bool) -> None:
     """Install known implementations now (default: all), instead of on first use."""
-    from conformance.reporting.matrix import select_entries
+    from conformance.execution.matrix import select_entries
 
     with friendly_errors():
         for entry in select_entries(specs):

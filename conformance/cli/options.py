@@ -86,6 +86,15 @@ BASELINE = click.option(
     help="Known failures: listed failures do not fail the run, stale entries do.")
 REPORT = click.option("--report", "report_path", metavar="FILE", type=REPORT_FILE,
                       help="Write the canonical JSON-lines report here.")
+JOBS = click.option("-j", "--jobs", default=1, show_default=True, type=click.IntRange(1, 64),
+                    help="Parallel workers, each with its own implementation process.")
+MAX_RESTARTS = click.option(
+    "--max-restarts", default=10, show_default=True, type=click.IntRange(0),
+    help="Restarts after crashes or hangs before the rest of the run is abandoned.")
+ALLOW_EMPTY = click.option(
+    "--allow-empty", is_flag=True,
+    help="A run in which nothing is judged (every result skipped) passes; by default it "
+         "exits 5, saying what was skipped and why.")
 RUN_FORMAT = click.option("--format", "output_format", default="terminal", show_default=True,
                           type=click.Choice(RUN_STDOUT_FORMATS),
                           help="What to print on stdout at the end.")

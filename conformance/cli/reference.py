@@ -17,7 +17,7 @@ from conformance.cli.support import EXIT_FAILED, friendly_errors, stderr
 from conformance.errors import ConformanceError
 
 if TYPE_CHECKING:
-    from conformance.maintenance.oracle import FileAnswers, ReferenceOracle
+    from conformance.execution.oracle import FileAnswers, ReferenceOracle
 
 
 @click.group()
@@ -100,7 +100,7 @@ def reference_run(paths: tuple[Path, ...], stages: tuple[str, ...], output_forma
     FILE may be a directory: every *.jsonl under it. Pi only ever sees a copy. Rejections and
     hangs are answers too, reported as such; exit 2 only when the command cannot run.
     """
-    from conformance.maintenance.oracle import ReferenceOracle, find_sessions
+    from conformance.execution.oracle import ReferenceOracle, find_sessions
 
     with friendly_errors(), _opened(output) as sink:
         files = find_sessions(paths)
@@ -132,7 +132,7 @@ class _JsonWriter:
     """One JSON document, written file by file so that no answer is held longer than needed."""
 
     def __init__(self, sink: IO[str], oracle: ReferenceOracle, count: int):
-        from conformance.maintenance.oracle import document_head
+        from conformance.execution.oracle import document_head
 
         head = json.dumps(document_head(oracle, count), ensure_ascii=False)
         self.sink = sink
@@ -153,7 +153,7 @@ class _TextWriter:
         self.sink = sink
 
     def add(self, answers: FileAnswers) -> None:
-        from conformance.maintenance.oracle import summarize
+        from conformance.execution.oracle import summarize
 
         self.sink.write(f"{answers.path} ({answers.size} bytes, sha256 {answers.sha256[:12]}, "
                         f"{answers.seconds:.2f}s)\n")

@@ -29,7 +29,7 @@ def merge(paths: tuple[Path, ...], output: Path | None) -> None:
     """
     from conformance.reporting.merge import load_shards
     from conformance.reporting.merge import merge as merge_reports
-    from conformance.reporting.run import close_report, report_file
+    from conformance.reporting.stream import close_report, report_file
 
     with friendly_errors():
         shards = load_shards(paths)

@@ -1,4 +1,4 @@
-"""``pi-conformance smoke``: the wiring check (conformance.judging.smoke), for people."""
+"""``pi-conformance smoke``: the wiring check (conformance.execution.smoke), for people."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ def smoke(impl_spec: str, cases: tuple[str, ...], timeout: float,
 
     The cases tried are the smallest the implementation claims, among those -k selects.
     """
-    from conformance.judging.smoke import smoke as checks_of
+    from conformance.execution.smoke import smoke as checks_of
 
     with friendly_errors():
         checks = checks_of(impl_spec, load_corpus(corpus_path), cases, timeout)

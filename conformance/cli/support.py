@@ -21,9 +21,11 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from conformance.corpus.cases import Corpus
+    from conformance.reporting.model import Report
 
 EXIT_FAILED = 1
 EXIT_UNUSABLE = 2
+EXIT_NOTHING_JUDGED = 5  # as pytest's "no tests ran": every result was skipped
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
 EXIT_TERMINATED = 143  # 128 + SIGTERM
 _terminated = threading.Event()
@@ -83,6 +85,16 @@ def friendly_errors() -> Iterator[None]:
     except KeyboardInterrupt:
         stderr().print("interrupted")
         sys.exit(interrupted_exit_code())
+
+
+def exit_code(report: Report) -> int:
+    """What a command that judged exits with: 130/143 interrupted, 1 failed, 5 nothing
+    judged (every result skipped, without --allow-empty), else 0."""
+    if report.interrupted:
+        return interrupted_exit_code()
+    if report.failed():
+        return EXIT_FAILED
+    return EXIT_NOTHING_JUDGED if report.nothing_judged else 0
 
 
 def load_corpus(path: Path | None) -> Corpus:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from conformance._paths import cache_root
+from conformance._paths import cache_root, writing_cache
 from conformance.corpus.session_generators import GENERATORS, Generator
 from conformance.errors import CorpusError
 
@@ -48,20 +48,22 @@ class GeneratedSession:
         return self.spec.build(self.seed, self.entries)
 
     def ensure(self) -> Path:
-        """The cached session, built first if it is not there yet (written atomically)."""
+        """The cached session, built first if it is not there yet (written atomically; a cache
+        that cannot be written is one line naming it, as for an install)."""
         path = self.cache_path
         if path.is_file():
             return path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".building-")
-        try:
-            with os.fdopen(handle, "wb") as out:
-                out.write(self.build())
-            os.chmod(temporary, 0o644)
-            os.replace(temporary, path)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
+        with writing_cache():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".building-")
+            try:
+                with os.fdopen(handle, "wb") as out:
+                    out.write(self.build())
+                os.chmod(temporary, 0o644)
+                os.replace(temporary, path)
+            except BaseException:
+                Path(temporary).unlink(missing_ok=True)
+                raise
         return path
 
     def verify(self) -> str | None:

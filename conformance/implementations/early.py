@@ -37,10 +37,22 @@ class EarlyStart:
             early._problem = exc
             return early
         early._implementation.stages_hint = stages_hint
-        pool = ThreadPoolExecutor(1, thread_name_prefix="pi-conformance-start")
-        early._starting = pool.submit(early._implementation.start)
-        pool.shutdown(wait=False)  # the start still runs to its end; no thread is left behind
+        early._start()
         return early
+
+    @classmethod
+    def started(cls, implementation: Implementation) -> EarlyStart:
+        """An implementation already resolved (a known one, say), started the same way."""
+        early = cls(implementation.spec)
+        early._implementation = implementation
+        early._start()
+        return early
+
+    def _start(self) -> None:
+        assert self._implementation is not None
+        pool = ThreadPoolExecutor(1, thread_name_prefix="pi-conformance-start")
+        self._starting = pool.submit(self._implementation.start)
+        pool.shutdown(wait=False)  # the start still runs to its end; no thread is left behind
 
     @property
     def implementation(self) -> Implementation:

@@ -30,7 +30,7 @@ from conformance.errors import ConformanceError
 from conformance.judging.verdicts import BaselineMark, StageResult, StaleEntry
 
 if TYPE_CHECKING:
-    from conformance.corpus.cases import Corpus
+    from conformance.corpus.cases import Case
 
 _GLOB = "*?["
 
@@ -130,9 +130,10 @@ class Baseline:
             return result.with_baseline(BaselineMark("stale", entry.reason, entry.issue))
         return result
 
-    def unmatched(self, corpus: Corpus) -> list[StaleEntry]:
-        """Entries that name no (case, stage) pair of the corpus: stale whatever the run does."""
-        pairs = [(case.id, stage) for case in corpus.cases for stage in case.stages]
+    def unmatched(self, cases: Iterable[Case]) -> list[StaleEntry]:
+        """Entries that name no (case, stage) pair of ``cases`` (the corpus's, or every file a
+        ``compare`` was given, every shard's): stale whatever the run does."""
+        pairs = [(case.id, stage) for case in cases for stage in case.stages]
         ids = {case for case, _ in pairs}
         stale = []
         for entry in self.entries:

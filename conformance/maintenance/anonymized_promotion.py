@@ -10,7 +10,6 @@ rewritten from the signature, never from the private values.
 
 from __future__ import annotations
 
-import contextlib
 import tempfile
 import tomllib
 from dataclasses import dataclass
@@ -23,12 +22,13 @@ from conformance import jsonio
 from conformance.corpus.cases import Case, Corpus
 from conformance.corpus.stages import stage_sort_key
 from conformance.errors import ConformanceError
+from conformance.execution.reference_goldens import ReferenceGoldens
+from conformance.execution.runner import Limits
+from conformance.execution.sessions import SessionJudge
 from conformance.implementations.specs import resolve
-from conformance.implementations.transports import reference
 from conformance.maintenance.anonymize import anonymize
 from conformance.maintenance.discrepancies.grouping import Signature
 from conformance.maintenance.discrepancies.shrink import Oracle
-from conformance.maintenance.oracle import request_options
 from conformance.maintenance.promote import promote
 
 CANDIDATE_FILE = "candidate.json"
@@ -52,16 +52,13 @@ def source_kind(meta: dict[str, Any], extra: dict[str, Any]) -> str:
 
 def signatures(impl_spec: str, texts: list[str], stages: tuple[str, ...], timeout: float
                ) -> list[dict[str, Signature | None]]:
-    """How the implementation departs from Pi on each text, per stage (one pair of fresh
-    processes for all of them)."""
-    impl, ref = resolve(impl_spec), reference()
-    with contextlib.ExitStack() as stack:
-        for side in (impl, ref):
-            stack.callback(side.close)
-            side.start()
-        oracle = Oracle(impl, ref, case_id="promote.anonymized", features=(),
-                        options=request_options(stages), timeout=timeout)
-        stack.callback(oracle.close)
+    """How the implementation departs from Pi on each text, per stage, judged as a run
+    judges (one pair of fresh processes for all of them)."""
+    judge = SessionJudge(resolve(impl_spec), ReferenceGoldens(stage_timeout=timeout),
+                         stages=stages, every_api=True, limits=Limits(timeout=timeout),
+                         case_id="promote.anonymized")
+    with judge:
+        oracle = Oracle(judge)
         return [oracle.compare(text, stages) for text in texts]
 
 

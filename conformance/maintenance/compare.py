@@ -1,29 +1,27 @@
-"""Differential runs on real session files: an implementation against the real Pi.
+"""Differential runs on users' own session files: an implementation against the real Pi.
 
-Each file becomes a case of a temporary corpus (its ``case.toml`` and a link to the file);
-when its turn comes, the reference answers every stage both sides claim and its answers are
-written as that case's goldens, then the implementation runs the case through
-``reporting.run.stream_run``, exactly as ``run`` would. So the report, the renderers, the
-baseline and the root-cause grouping are the ones ``run`` has. A file's goldens are deleted
-once it is judged, and the runner forgets them: memory and disk stay bounded by the largest
-file, whatever the size of the tree.
+Each file is a case (its id from its path, the file itself as the session: read once, into
+one snapshot that both sides get a copy of), and the run is the executor's, exactly as
+``run`` has it, with one difference: the goldens are Pi's answers obtained now, the way
+``corpus regenerate`` obtains them (``ReferenceGoldens``: a plain run, and varied runs when an
+answer differs, so that what Pi invents is found, not assumed). So the report, the renderers,
+the baseline, the inputs sent to stages claimed given their input and the judging are
+``run``'s. Goldens are held only while their file is judged: memory stays bounded by the
+largest file, whatever the size of the tree.
 
-Every new disagreement (a stage and a signature not seen in an earlier file) is shrunk by
-delta debugging (``discrepancies.shrink``) against both processes and written as a candidate
-case directory, which ``corpus promote --anonymize`` can turn into a public case.
+With ``--candidates``, every failing result's differences are then shrunk, each exact
+difference (stage, path, kind) not already shown by an earlier candidate, by delta debugging
+(``discrepancies.shrink``) against both processes, and written as a candidate case
+directory, which ``corpus promote --anonymize`` can turn into a public case.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
-import os
 import re
-import shutil
-import tempfile
 import time
-from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,27 +29,23 @@ from typing import Any
 import tomli_w
 
 from conformance import __version__, jsonio
-from conformance._paths import corpus_root
 from conformance.corpus.cases import Case, Corpus
-from conformance.corpus.goldens import Golden, write_golden
-from conformance.corpus.shards import Shard
 from conformance.corpus.stages import stage_sort_key
 from conformance.errors import ConformanceError
-from conformance.implementations.specs import resolve
-from conformance.judging.baseline import Baseline
-from conformance.judging.runner import RunSettings, Selection
+from conformance.execution.executor import Watcher, opened
+from conformance.execution.oracle import file_sha256, find_sessions, session_key
+from conformance.execution.plan import RunPlan
+from conformance.execution.processes import started
+from conformance.execution.reference_goldens import ReferenceGoldens
+from conformance.execution.runner import Planned
+from conformance.execution.sessions import SessionJudge
+from conformance.implementations.early import EarlyStart
+from conformance.implementations.protocol import Hello
 from conformance.judging.verdicts import StageResult
 from conformance.maintenance.discrepancies.grouping import Signature, result_signature
-from conformance.maintenance.discrepancies.shrink import Oracle, shrink
-from conformance.maintenance.oracle import (
-    ReferenceOracle,
-    file_sha256,
-    find_sessions,
-    session_key,
-)
+from conformance.maintenance.discrepancies.shrink import Atom, Oracle, shrink
 from conformance.reporting import stream as reports
-from conformance.reporting.model import CorpusIdentity, Report, SelectionInfo
-from conformance.reporting.run import close_report, report_file, stream_run
+from conformance.reporting.model import CorpusIdentity, Report
 
 AREA = "compare"
 FEATURE = "real-session"
@@ -60,26 +54,12 @@ CANDIDATE_FILE = "candidate.json"
 
 
 @dataclass
-class CompareRequest:
-    paths: tuple[Path, ...]
-    impl_spec: str
-    stages: tuple[str, ...] = ()
-    timeout: float = 30.0
-    max_restarts: int = 10
-    baseline: Path | None = None
-    report_path: Path | None = None
-    candidates: Path | None = None
-    shard: Shard | None = None
-    max_tests: int = 400
-    say: Callable[[str], None] = lambda message: None
-
-
-@dataclass
 class Candidate:
     directory: Path
     stages: dict[str, Signature]
     lines: int
     original_lines: int
+    atom: Atom
 
 
 @dataclass
@@ -122,12 +102,106 @@ def session_files(paths: tuple[Path, ...]) -> list[SessionFile]:
     return files
 
 
+def file_case(file: SessionFile, stages: list[str]) -> Case:
+    """The case a file is judged as: the file itself is its session (never written)."""
+    return Case(id=file.case_id, title=file.key, directory=file.path.parent,
+                features=(FEATURE,), declared_stages=tuple(stages), source=str(file.path),
+                input_file=file.path)
+
+
+class _Progress(Watcher):
+    """One line per file: its size, stages judged, failures, and the share of bytes done."""
+
+    def __init__(self, files: dict[str, SessionFile], say: Callable[[str], None]):
+        self.files = files
+        self.say = say
+        self.total = sum(_size(f.path) for f in files.values()) or 1
+        self.done_bytes = 0
+        self.done = 0
+        self.started = time.perf_counter()
+
+    def case_done(self, item: Planned, results: list[StageResult]) -> None:
+        file = self.files[item.case.id]
+        size = _size(file.path)
+        self.done += 1
+        self.done_bytes += size
+        failing = sum(r.counts_as_failure for r in results)
+        self.say(f"[{self.done}/{len(self.files)}] {file.key}: {size} bytes, "
+                 f"{len(item.ask)} stage(s), {failing} failing (overall "
+                 f"{100 * self.done_bytes // self.total}% of the bytes, "
+                 f"{time.perf_counter() - self.started:.0f}s)")
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def compare(plan: RunPlan, paths: tuple[Path, ...], *, candidates: Path | None = None,
+            max_tests: int = 400,
+            say: Callable[[str], None] = lambda message: None) -> CompareOutcome:
+    """Run every (shard's) file through the implementation and the reference into a report
+    at ``plan.report``; then, with ``candidates``, shrink what differs."""
+    files = session_files(paths)
+    if not files:
+        raise ConformanceError("no session file (*.jsonl) in "
+                               + ", ".join(str(p) for p in paths))
+    mine = plan.shard.select(files, key=lambda f: f.key) if plan.shard else files
+    early = EarlyStart.begin(plan.implementation, plan.hint)
+    reference = ReferenceGoldens(stage_timeout=plan.limits.timeout, hint=plan.hint)
+    with contextlib.ExitStack() as stack:
+        stack.callback(reference.close)
+        stack.callback(early.discard)
+        # Both start side by side: a Node handshake can take seconds on a loaded machine.
+        reference.start()
+        hello = early.hello()
+        stages = compared_stages(hello, reference, plan)
+        say(f"comparing {hello.name} {hello.version} with Pi on {', '.join(stages)}: "
+            f"{len(mine)} of {len(files)} file(s)"
+            + (f" (shard {plan.shard})" if plan.shard else ""))
+        cases = [file_case(file, stages) for file in mine]
+        instances = stack.enter_context(started(plan.implementation, 1, early.implementation,
+                                                plan.hint))
+        path, stream = stack.enter_context(reports.report_file(plan.report))
+        watcher = _Progress({case.id: file for case, file in zip(cases, mine, strict=True)},
+                            say)
+        with contextlib.suppress(KeyboardInterrupt), opened(
+                plan, Corpus(), instances, goldens=reference, stream=stream, path=path,
+                identity=identity(files, reference.versions), watcher=watcher,
+                universe=[file_case(file, stages) for file in files]) as execution:
+            execution.run_cases(cases)
+        reports.close_report(stream, path)
+        report = reports.read_report(path)
+        found: list[Candidate] = []
+        if candidates is not None and report.failures() and not report.interrupted:
+            shrinker = _Shrinker(plan, instances[0], reference, stages, candidates, max_tests,
+                                 say)
+            found = shrinker.run(report, {f.case_id: f for f in mine})
+    return CompareOutcome(report, len(mine), found)
+
+
+def compared_stages(hello: Hello, reference: ReferenceGoldens, plan: RunPlan) -> list[str]:
+    """Every stage both answer from a session file, that the plan selects."""
+    stages = [s for s in reference.stages if s in hello.stages and plan.selection.wants(s)]
+    if not stages:
+        raise ConformanceError(
+            f"{plan.implementation} answers none of the stages the reference answers (it "
+            f"claims {', '.join(sorted(hello.stages)) or 'none'})")
+    return stages
+
+
 def identity(files: list[SessionFile], reference_versions: dict[str, str]) -> CorpusIdentity:
     """The compared files as the report's corpus: every file (every shard's, so that shards
     of one run agree), by its key and content digest, read in chunks."""
     digest = hashlib.sha256()
     for file in files:
-        digest.update(file.key.encode() + b"\0" + file_sha256(file.path).encode() + b"\0")
+        try:
+            content = file_sha256(file.path)
+        except OSError as exc:  # judged as an error of its own; the identity still holds
+            content = f"unreadable: {exc.strerror}"
+        digest.update(file.key.encode() + b"\0" + content.encode() + b"\0")
     roots = sorted({str(f.path.parent) for f in files})
     root = "compare:" + (roots[0] if len(roots) == 1 else f"{len(roots)} directories")
     reference = " ".join(f"{k}@{v}" for k, v in sorted(reference_versions.items()))
@@ -135,261 +209,90 @@ def identity(files: list[SessionFile], reference_versions: dict[str, str]) -> Co
                           sha256=digest.hexdigest(), reference=(reference,) if reference else ())
 
 
-def link_or_copy(source: Path, target: Path) -> None:
-    """A regular file at ``target`` with ``source``'s bytes, as cheaply as possible."""
-    try:
-        os.link(source, target)
-    except OSError:
-        shutil.copyfile(source, target)
-
-
-class ScratchCorpus:
-    """The temporary corpus: one case per file, goldens only while the file is judged."""
-
-    def __init__(self, root: Path, files: list[SessionFile], stages: list[str]):
-        self.root = root
-        (root / "cases").mkdir(parents=True)
-        shutil.copyfile(corpus_root() / "models.json", root / "models.json")
-        self.stages = stages
-        self.directories: dict[str, Path] = {}
-        for file in files:
-            directory = root / "cases" / AREA / file.case_id.split(".", 1)[1]
-            directory.mkdir(parents=True)
-            # An empty stand-in until the file's turn (the corpus needs a session for every
-            # case it lists), so a tree on another file system is never copied up front.
-            _stand_in(directory / "session.jsonl")
-            self._write_meta(directory, file, "required")
-            self.directories[file.key] = directory
-        self.corpus = Corpus(root)
-
-    def _write_meta(self, directory: Path, file: SessionFile, outcome: str) -> None:
-        meta = {"id": file.case_id, "title": file.key, "features": [FEATURE],
-                "stages": self.stages, "outcome": outcome, "source": str(file.path)}
-        (directory / "case.toml").write_text(tomli_w.dumps(meta), encoding="utf-8")
-
-    @contextlib.contextmanager
-    def judged(self, file: SessionFile, results: dict[str, dict[str, Any]],
-               provenance: dict[str, Any]) -> Iterator[Case]:
-        """The file's case with the reference's answers as goldens, removed afterwards.
-        Where Pi misbehaved, the case says so: the runner then expects nothing there."""
-        directory = self.directories[file.key]
-        misbehaved = any("misbehaved" in result for result in results.values())
-        if misbehaved:
-            self._write_meta(directory, file, "reference-misbehaves")
-        session = directory / "session.jsonl"
-        try:
-            # A hard link where the file system allows it, else a copy: the runner and the
-            # reference only ever read it, and each copies it before handing it to anyone.
-            # Not a symbolic link: the corpus refuses those.
-            session.unlink()
-            link_or_copy(file.path.resolve(), session)
-            case = self.corpus.load_case(directory)
-            for stage, result in results.items():
-                write_golden(case, Golden(stage, result, provenance))
-            yield case
-        finally:
-            shutil.rmtree(directory / "expected", ignore_errors=True)
-            _stand_in(session)
-            if misbehaved:
-                self._write_meta(directory, file, "required")
-
-
-def _stand_in(session: Path) -> None:
-    """An empty file in place of a case's session. Unlinked first: writing through a hard
-    link would write the user's own file."""
-    session.unlink(missing_ok=True)
-    session.write_bytes(b"")
-
-
-def compare(request: CompareRequest) -> CompareOutcome:
-    """Run every (shard's) file through the implementation and the reference into a report."""
-    say = request.say
-    files = session_files(request.paths)
-    if not files:
-        raise ConformanceError("no session file (*.jsonl) in "
-                               + ", ".join(str(p) for p in request.paths))
-    mine = request.shard.select(files, key=lambda f: f.key) if request.shard else files
-    baseline = Baseline.load(request.baseline) if request.baseline else Baseline()
-    impl = resolve(request.impl_spec)
-    with contextlib.ExitStack() as stack:
-        stack.callback(impl.close)
-        # Both start side by side: a Node handshake can take seconds on a loaded machine.
-        with ThreadPoolExecutor(1) as pool:
-            starting = pool.submit(impl.start)
-            try:
-                oracle = stack.enter_context(ReferenceOracle(stage_timeout=request.timeout))
-            finally:
-                hello = starting.result()
-        stages = [s for s in oracle.stages if s in hello.stages
-                  and (not request.stages or s in request.stages)]
-        if not stages:
-            raise ConformanceError(
-                f"{request.impl_spec} answers none of the stages the reference answers (it "
-                f"claims {', '.join(sorted(hello.stages)) or 'none'})")
-        oracle.stages = stages
-        say(f"comparing {hello.name} {hello.version} with Pi on {', '.join(stages)}: "
-            f"{len(mine)} of {len(files)} file(s)"
-            + (f" (shard {request.shard})" if request.shard else ""))
-        corpus_id = identity(files, oracle.versions)
-        scratch = Path(stack.enter_context(tempfile.TemporaryDirectory(
-            prefix="pi-conformance-compare-")))
-        corpus = ScratchCorpus(scratch / "corpus", files, stages)
-        path, stream = stack.enter_context(report_file(request.report_path))
-        settings = RunSettings(timeout=request.timeout, max_restarts=request.max_restarts)
-        selection = SelectionInfo(stages=request.stages, impl=request.impl_spec,
-                                  shard=str(request.shard) if request.shard else "")
-        shrinker = _Shrinker(request, oracle, impl, stages)
-        with contextlib.suppress(KeyboardInterrupt), stream_run(
-                [impl], corpus.corpus, stream, path=path, selection=selection,
-                settings=settings, baseline=baseline, identity=corpus_id) as run:
-            total_bytes = sum(f.path.stat().st_size for f in mine) or 1
-            done_bytes = 0
-            started = time.perf_counter()
-            # Pi answers the next file while the implementation is judged on this one; at
-            # most two files' answers are held at once.
-            prefetch = stack.enter_context(ThreadPoolExecutor(1))
-            upcoming = prefetch.submit(oracle.answer, mine[0].path, stages) if mine else None
-            for number, file in enumerate(mine, start=1):
-                began = time.perf_counter()
-                assert upcoming is not None
-                answers = upcoming.result()
-                upcoming = prefetch.submit(oracle.answer, mine[number].path, stages) \
-                    if number < len(mine) else None
-                provenance = _provenance(oracle, file, answers.sha256)
-                failing: list[StageResult] = []
-                with corpus.judged(file, answers.results, provenance) as case:
-                    run.runner.goldens.clear()  # the runner keeps no file's goldens
-                    before = run.writer.tally.results
-                    with _collect(run, failing):
-                        run.run([case], Selection(stages=tuple(stages)))
-                    judged = run.writer.tally.results - before
-                run.runner.goldens.clear()
-                del answers
-                done_bytes += file.path.stat().st_size
-                if failing and request.candidates is not None and upcoming is not None:
-                    upcoming.result()  # the shrinker needs the reference to itself
-                found = shrinker.handle(file, failing)
-                say(f"[{number}/{len(mine)}] {file.key}: {file.path.stat().st_size} bytes, "
-                    f"{judged} stage(s), {len(failing)} failing"
-                    + (f", {len(found)} new candidate(s)" if found else "")
-                    + f" ({time.perf_counter() - began:.1f}s; overall "
-                      f"{100 * done_bytes // total_bytes}% of the bytes, "
-                      f"{time.perf_counter() - started:.0f}s)")
-        close_report(stream, path)
-        report = reports.read_report(path)
-    return CompareOutcome(report, len(mine), shrinker.written)
-
-
-@contextlib.contextmanager
-def _collect(run: Any, into: list[StageResult]) -> Iterator[None]:
-    """The failing results of one ``run.run`` call, as they are written."""
-    previous = run.on_result
-
-    def keep(result: StageResult) -> None:
-        if result.counts_as_failure:
-            into.append(result)
-        if previous is not None:
-            previous(result)
-
-    run.on_result = keep
-    try:
-        yield
-    finally:
-        run.on_result = previous
-
-
-def _provenance(oracle: ReferenceOracle, file: SessionFile, sha256: str) -> dict[str, Any]:
-    return {"generator": "pi-conformance compare (the reference's answer for a session file)",
-            "command": f"pi-conformance reference run {file.key}",
-            "reference": oracle.versions, "input_sha256": sha256}
-
-
 class _Shrinker:
-    """Shrinks each disagreement not seen in an earlier file and writes it as a candidate."""
+    """Shrinks every exact difference of the report's failures that no earlier candidate
+    shows, and writes each as a candidate."""
 
-    def __init__(self, request: CompareRequest, reference: ReferenceOracle, impl: Any,
-                 stages: list[str]):
-        self.request = request
-        self.reference = reference
-        self.impl = impl
+    def __init__(self, plan: RunPlan, impl: Any, reference: ReferenceGoldens,
+                 stages: list[str], out: Path, max_tests: int, say: Callable[[str], None]):
+        self.plan = plan
+        self.out = out
+        self.max_tests = max_tests
+        self.say = say
         self.stages = stages
-        self.seen: set[tuple[str, Signature]] = set()
-        self.written: list[Candidate] = []
+        self.judge = SessionJudge(impl, reference, stages=stages, every_api=True,
+                                  limits=plan.limits, case_id=f"{AREA}.shrinking",
+                                  features=(FEATURE,), own=False)
+        self.judge.start()
+        self.oracle = Oracle(self.judge)
 
-    def handle(self, file: SessionFile, failing: list[StageResult]) -> list[Candidate]:
-        new = []
-        for result in sorted(failing, key=lambda r: stage_sort_key(r.stage)):
-            signature = result_signature(result)
-            if signature and (result.stage, signature) not in self.seen:
-                self.seen.add((result.stage, signature))
-                new.append((result.stage, signature))
-        if not new or self.request.candidates is None:
-            return []
-        text = file.path.read_bytes().decode("utf-8", errors="replace")
-        oracle = Oracle(self.impl, self.reference.impl, case_id=file.case_id,
-                        features=(FEATURE,), options=self.reference.options,
-                        timeout=self.request.timeout,
-                        reference_timeout=self.reference.stage_timeout)
+    def run(self, report: Report, files: dict[str, SessionFile]) -> list[Candidate]:
+        covered: set[Atom] = set()
         found: list[Candidate] = []
-        try:
-            covered: set[tuple[str, Signature]] = set()
-            for stage, target in new:
-                if (stage, target) in covered:
+        for result in sorted(report.failures(),
+                             key=lambda r: (r.case, stage_sort_key(r.stage))):
+            file = files.get(result.case)
+            if file is None:
+                continue
+            for path, kind in sorted(result_signature(result)):
+                atom = Atom(result.stage, path, kind)
+                if atom in covered:
                     continue
-                candidate = self._shrink(oracle, file, text, stage, target)
-                if candidate is None:
-                    continue
-                found.append(candidate)
-                # A cascade (a wrong llm stage shows again in every request stage) is one
-                # candidate: what the shrunk session also shows needs no shrink of its own.
-                covered |= {(s, t) for s, t in new if s in candidate.stages
-                            and candidate.stages[s] & t}
-        finally:
-            oracle.close()
-        self.written += found
+                covered.add(atom)
+                candidate = self._shrink(file, atom)
+                if candidate is not None:
+                    found.append(candidate)
+                    # What the shrunk session also shows (a wrong llm stage shows again in
+                    # every request stage) needs no candidate of its own.
+                    covered |= {Atom(stage, p, k) for stage, sig in candidate.stages.items()
+                                for p, k in sig}
         return found
 
-    def _shrink(self, oracle: Oracle, file: SessionFile, text: str, stage: str,
-                target: Signature) -> Candidate | None:
-        now = oracle.compare(text, (stage,))[stage]
-        if not now or not now & target:
-            self.request.say(f"  {file.key} {stage}: the disagreement did not reproduce on a "
-                             "second run (not shrunk)")
+    def _shrink(self, file: SessionFile, atom: Atom) -> Candidate | None:
+        try:
+            text = file.path.read_bytes().decode("utf-8", errors="replace")
+        except OSError as exc:
+            self.say(f"  {file.key}: cannot read it again to shrink ({exc.strerror})")
             return None
-        self.request.say(f"  shrinking {file.key} on {stage} "
-                         f"({len(text.splitlines())} lines)")
-        shrunk = shrink(text, lambda t: oracle.compare(t, (stage,))[stage], now & target,
-                        self.request.max_tests, allowed=now)
-        shows = {s: sig for s, sig in oracle.compare(shrunk.text, tuple(self.stages)).items()
+        if not self.oracle.shows(text, atom):
+            self.say(f"  {file.key} {atom.describe()}: did not show again on a second run "
+                     "(not shrunk)")
+            return None
+        self.say(f"  shrinking {file.key} for {atom.describe()} "
+                 f"({len(text.splitlines())} lines)")
+        shrunk = shrink(text, lambda t: self.oracle.compare(t, (atom.stage,))[atom.stage],
+                        (atom.path, atom.kind), self.max_tests)
+        shows = {s: sig for s, sig in self.oracle.compare(shrunk.text, self.stages).items()
                  if sig}
-        shows.setdefault(stage, shrunk.signature)
-        assert self.request.candidates is not None
-        directory = write_candidate(self.request.candidates, shrunk.text, shows,
-                                    impl_spec=self.request.impl_spec,
-                                    implementation=dict(self.impl.hello.implementation),
+        directory = write_candidate(self.out, shrunk.text, shows, atom,
+                                    impl_spec=self.plan.implementation,
+                                    implementation=dict(self.judge.implementation.hello
+                                                        .implementation),
                                     origin_lines=shrunk.original_lines)
-        self.request.say(f"  {stage}: {shrunk.original_lines} -> {shrunk.lines} line(s) in "
-                         f"{shrunk.tests} test(s) -> {directory}")
-        return Candidate(directory, shows, shrunk.lines, shrunk.original_lines)
+        self.say(f"  {atom.describe()}: {shrunk.original_lines} -> {shrunk.lines} line(s) in "
+                 f"{shrunk.tests} test(s) -> {directory}")
+        return Candidate(directory, shows, shrunk.lines, shrunk.original_lines, atom)
 
 
 def signature_json(signature: Signature) -> list[list[str]]:
     return sorted([list(item) for item in signature])
 
 
-def write_candidate(out: Path, text: str, shows: dict[str, Signature], *, impl_spec: str,
-                    implementation: dict[str, Any], origin_lines: int) -> Path:
+def write_candidate(out: Path, text: str, shows: dict[str, Signature], atom: Atom, *,
+                    impl_spec: str, implementation: dict[str, Any], origin_lines: int) -> Path:
     """``out/<slug>/``: ``case.toml`` and ``session.jsonl`` (a case without goldens, as the
-    fuzzer writes them) and ``candidate.json``: what differed, and with which ``--impl``, so
-    that ``promote --anonymize`` can check the difference survives anonymizing."""
-    slug = "compare-" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:10]
+    fuzzer writes them) and ``candidate.json``: the exact difference it was shrunk for, what
+    else it shows, and with which ``--impl``, so that ``promote --anonymize`` can check the
+    difference survives anonymizing."""
+    made_for = f"{atom.stage}\0{atom.path}\0{atom.kind}\0"
+    slug = "compare-" + hashlib.sha256(made_for.encode() + text.encode("utf-8")).hexdigest()[:10]
     directory = out / slug
     directory.mkdir(parents=True, exist_ok=True)
     (directory / "session.jsonl").write_text(text, encoding="utf-8")
     stages = sorted(shows, key=stage_sort_key)
     name = implementation.get("name", "the implementation")
     lines = [f"Shrunk by pi-conformance compare from a session file of {origin_lines} line(s): "
-             f"{name} disagrees with Pi.", ""]
+             f"{name} disagrees with Pi.", f"Shrunk for: {atom.describe()}.", ""]
     for stage in stages:
         lines.append(f"{stage}: " + "; ".join(f"{path} {kind}" for path, kind in
                                               signature_json(shows[stage])))
@@ -399,6 +302,7 @@ def write_candidate(out: Path, text: str, shows: dict[str, Signature], *, impl_s
     (directory / "case.toml").write_text(tomli_w.dumps(meta), encoding="utf-8")
     (directory / CANDIDATE_FILE).write_text(jsonio.dumps_pretty({
         "source": SOURCE, "impl": impl_spec, "implementation": implementation,
+        "made_for": {"stage": atom.stage, "path": atom.path, "kind": atom.kind},
         "differences": {stage: signature_json(shows[stage]) for stage in stages},
     }), encoding="utf-8")
     return directory

@@ -23,18 +23,13 @@ back to Hypothesis as saved examples, which it replays, compares again and shrin
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import queue
 import random
 import re
-import shutil
-import tempfile
 import threading
 import time
-import weakref
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -45,14 +40,15 @@ from hypothesis.database import InMemoryExampleDatabase
 from hypothesis.errors import FlakyFailure
 from hypothesis.strategies import SearchStrategy
 
-from conformance import jsonio
-from conformance.corpus.normalization import input_strings
-from conformance.corpus.stages import SESSION_STAGES, api_of
-from conformance.errors import ConformanceError, ImplementationError
-from conformance.implementations import protocol
-from conformance.implementations.reference import ram_directory
+from conformance.corpus.jsonpath import generalize
+from conformance.corpus.stages import SESSION_STAGES, stage_sort_key
+from conformance.errors import ConformanceError
+from conformance.execution.reference_goldens import ReferenceGoldens
+from conformance.execution.runner import Limits
+from conformance.execution.sessions import SessionJudge
 from conformance.implementations.transports import Implementation
-from conformance.judging.comparison import differences, preload
+from conformance.judging.comparison import preload
+from conformance.judging.verdicts import StageResult
 from conformance.maintenance.fuzz_generation import (
     AHEAD,
     Generators,
@@ -62,9 +58,8 @@ from conformance.maintenance.fuzz_generation import (
     generators_for,
     shares,
 )
-from conformance.maintenance.oracle import request_options
 
-__all__ = ["Differential", "Finding", "FuzzOutcome", "fuzz", "fuzz_sessions", "judge",
+__all__ = ["Differential", "Finding", "FuzzOutcome", "finding_of", "fuzz", "fuzz_sessions",
            "write_candidate"]
 _draw = draw  # the thread generator's drawing, replaceable in tests
 _SHRINK_KEY = b"pi-conformance-fuzz-shrink"
@@ -72,6 +67,9 @@ _SHRINK_KEY = b"pi-conformance-fuzz-shrink"
 # Seconds each side may take for one session: the same default as every --timeout
 # (cli/options.py DEFAULT_TIMEOUT), which the fuzz command passes explicitly.
 TIMEOUT = 30.0
+# Seconds Pi may take on one stage of a generated session before it counts as a hang (it
+# answers one in milliseconds; where it hangs, nothing is required of the implementation).
+REFERENCE_STAGE_TIMEOUT = 5.0
 FEATURE = "generated"
 SHOWN_DIFFERENCES = 5
 
@@ -111,139 +109,77 @@ def _disagreement_type(key: str) -> type[Disagreement]:
     return _KINDS[key]
 
 
-def _shape(path: str) -> str:
-    """``$.entries[3].message`` -> ``$.entries[*].message``: where, regardless of which."""
-    return re.sub(r"\[\d+\]", "[*]", path)
-
-
 class Differential:
-    """The implementation and the reference, started once; ``compare`` runs one session
-    through both (concurrently) and says how they disagree, if they do."""
+    """The implementation and the reference, started once; ``results`` runs one session
+    through both (at once, unless the implementation takes its input from Pi's answer) and
+    judges it exactly as a run judges a case (``execution.sessions.SessionJudge``)."""
 
-    def __init__(self, impl: Implementation, reference: Implementation,
-                 stages: tuple[str, ...] = (), options: dict[str, Any] | None = None,
-                 timeout: float = TIMEOUT):
-        self.impl, self.reference = impl, reference
-        self.wanted = stages
+    def __init__(self, impl: Implementation, reference: ReferenceGoldens | None = None,
+                 stages: tuple[str, ...] = (), timeout: float = TIMEOUT):
         # Both are told which stages they will be asked (those given, else the session
-        # stages: request stages only when asked), so the reference loads no provider's code.
-        for side in (impl, reference):
-            side.stages_hint = tuple(stages) or SESSION_STAGES
-        self.options = options
-        self.timeout = timeout
-        self.seq = 0
-        # Every session is written here before both sides read it: in RAM when there is a
-        # RAM file system (writing to a disk took a millisecond, on every session's path).
-        self.scratch = Path(tempfile.mkdtemp(prefix="pi-conformance-fuzz-",
-                                             dir=ram_directory()))
-        # Removed on exit, or when a pair never entered is collected (or at interpreter exit).
-        self._remove_scratch = weakref.finalize(self, shutil.rmtree, self.scratch, True)
-        self.pool = ThreadPoolExecutor(1)
+        # stages), so the reference loads no provider's code it does not need.
+        hint = tuple(stages) or SESSION_STAGES
+        impl.stages_hint = hint
+        self.reference = reference or ReferenceGoldens(
+            stage_timeout=min(timeout, REFERENCE_STAGE_TIMEOUT), hint=hint)
+        self.judge = SessionJudge(impl, self.reference, stages=stages,
+                                  limits=Limits(timeout=timeout, max_restarts=1 << 30),
+                                  case_id="fuzz.example", features=(FEATURE,))
         self.stages: list[str] = []
 
+    @property
+    def impl(self) -> Implementation:
+        return self.judge.implementation
+
     def __enter__(self) -> Differential:
-        try:
-            ref_hello, hello = _start_together(self.reference, self.impl)
-        except BaseException:
-            self.__exit__()
-            raise
-        both = [s for s in (*SESSION_STAGES, *sorted(ref_hello.stages - set(SESSION_STAGES)))
-                if s in hello.stages and s in ref_hello.stages]
-        if self.wanted:
-            both = [s for s in both if s in self.wanted]
-        elif any(api_of(s) is None for s in both):
-            both = [s for s in both if api_of(s) is None]  # request stages only when asked
-        if not both:
-            self.__exit__()  # both were started: stop them
-            raise ConformanceError(
-                f"{self.impl.spec} answers none of the stages to compare (it claims "
-                f"{', '.join(sorted(hello.stages)) or 'none'})")
-        self.stages = both
-        if self.options is None:
-            self.options = request_options(both)
+        self.judge.__enter__()
+        self.stages = self.judge.stages
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.pool.shutdown()
-        for impl in (self.impl, self.reference):
-            with contextlib.suppress(ConformanceError):
-                impl.close()
-        self._remove_scratch()
+        self.judge.__exit__()
 
-    def _ask(self, impl: Implementation, request: dict[str, Any]) -> dict[str, Any]:
-        """The per-stage results, or one ``error`` result per stage if the run failed."""
-        try:
-            answer = impl.run(request, self.timeout)
-            return protocol.check_run_answer(answer, request["seq"], request["stages"])
-        except ImplementationError as exc:
-            with contextlib.suppress(ConformanceError):
-                impl.restart()
-            message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            return {stage: {"error": {"message": message}} for stage in request["stages"]}
+    def results(self, session: bytes) -> list[StageResult]:
+        """Every compared stage's result for ``session``, as ``run`` would report it."""
+        return self.judge.judge(session)
 
     def compare(self, session: bytes) -> Finding | None:
-        return judge(session, self.stages, *self.answers(session))
-
-    def answers(self, session: bytes) -> tuple[dict[str, Any], dict[str, Any]]:
-        """The reference's per-stage results and the implementation's, asked at once."""
-        self.seq += 1
-        path = self.scratch / "session.jsonl"
-        path.write_bytes(session)
-        request = protocol.run_request(
-            self.seq, f"fuzz.example-{self.seq}", (FEATURE,), str(path),
-            session.decode("utf-8", errors="replace"), list(self.stages), self.options or {})
-        pending = self.pool.submit(self._ask, self.impl, request)
-        expected = self._ask(self.reference, request)
-        return expected, pending.result()
+        return finding_of(session, self.results(session))
 
 
-def judge(session: bytes, stages: list[str], expected: dict[str, Any],
-          actual: dict[str, Any]) -> Finding | None:
-    """How ``actual`` (the implementation) differs from ``expected`` (the reference)."""
-    known: frozenset[str] | None = None  # the session's strings: read once outputs differ
+def finding_of(session: bytes, results: list[StageResult]) -> Finding | None:
+    """The disagreement ``results`` show, if any: every failing stage in words, keyed by
+    the first one's exact difference (its stage, kind and generalized path), so that
+    Hypothesis shrinks each distinct difference on its own and never slides to another."""
+    failing = sorted((r for r in results if r.failing), key=lambda r: stage_sort_key(r.stage))
+    if not failing:
+        return None
     found: dict[str, str] = {}
     details: dict[str, list[dict[str, Any]]] = {}
-    key = ""
-    for stage in stages:
-        want, got = expected[stage], actual[stage]
-        want_kind, got_kind = next(iter(want)), next(iter(got))
-        if got_kind == "skipped":
-            continue
-        if want_kind in ("error", "skipped"):
-            what = f"the reference failed: {want[want_kind]}"
-            kind = "reference-failed"
-        elif got_kind == "error":
-            what = f"the implementation failed: {got['error'].get('message', '')}"[:300]
-            kind = "error"
-        elif want_kind != got_kind:
-            what = f"Pi gives {want_kind}, the implementation {got_kind}"
-            kind = f"{want_kind}-vs-{got_kind}"
-        elif want_kind == "output":
-            if _identical(want["output"], got["output"]):
-                continue
-            known = input_strings(session) if known is None else known
-            diffs = differences(want["output"], got["output"], known)
-            if not diffs:
-                continue
-            first = diffs[0]
-            what = (f"{len(diffs)} difference(s), first at {first.path} ({first.kind}): "
-                    f"Pi {first.expected!r:.60}, implementation {first.actual!r:.60}")
-            kind = f"{first.kind} {_shape(first.path)}"
-            details[stage] = [d.to_json() for d in diffs[:SHOWN_DIFFERENCES]]
-        else:
-            continue  # both rejected: the messages are free text
-        found[stage] = what
-        key = key or f"{stage} {kind}"
-    return Finding(session, key, found, details) if found else None
+    for result in failing:
+        found[result.stage] = _in_words(result)
+        if result.differences:
+            details[result.stage] = [d.to_json() for d in
+                                     result.differences[:SHOWN_DIFFERENCES]]
+    first = failing[0]
+    if first.differences:
+        diff = first.differences[0]
+        kind = f"{diff.kind} {generalize(diff.path)}"
+    elif first.status == "error":
+        kind = "error"
+    else:
+        kind = f"{first.expected_kind}-vs-{first.actual_kind}"
+    return Finding(session, f"{first.stage} {kind}", found, details)
 
 
-def _identical(a: Any, b: Any) -> bool:
-    """The same JSON, byte for byte once keys are sorted: no difference, and no need to read
-    the session's strings, which only tell generated values apart. False when unsure."""
-    try:
-        return jsonio.canonical(a) == jsonio.canonical(b)
-    except (TypeError, ValueError, RecursionError):
-        return False
+def _in_words(result: StageResult) -> str:
+    if result.status == "error":
+        return f"the implementation failed: {result.message}"[:300]
+    if not result.differences:
+        return result.message[:300]
+    first = result.differences[0]
+    return (f"{len(result.differences)} difference(s), first at {first.path} ({first.kind}): "
+            f"Pi {first.expected!r:.60}, implementation {first.actual!r:.60}")
 
 
 @dataclass
@@ -261,21 +197,6 @@ class FuzzOutcome:
 
 
 _DONE = object()
-
-
-def _start_together(*impls: Implementation) -> list[protocol.Hello]:
-    """Start every implementation at once (a Node handshake takes a while); if one fails, the
-    others are closed and the first failure is raised."""
-    with ThreadPoolExecutor(len(impls)) as pool:
-        futures = [pool.submit(impl.start) for impl in impls]
-        errors = [f.exception() for f in futures]
-    failed = next((e for e in errors if e is not None), None)
-    if failed is not None:
-        for impl in impls:
-            with contextlib.suppress(Exception):
-                impl.close()
-        raise failed
-    return [f.result() for f in futures]
 
 
 def fuzz(differentials: Differential | Sequence[Differential], *, max_examples: int = 200,
@@ -334,22 +255,22 @@ def fuzz(differentials: Differential | Sequence[Differential], *, max_examples: 
             if stop.is_set():
                 continue  # something failed: drain what was drawn, ask nothing more
             try:
-                answers = pair.answers(session)
+                results = pair.results(session)
             except BaseException as exc:
                 failure.append(exc)
                 stop.set()
                 continue
-            answered.put((pair.stages, session, choices, answers))
+            answered.put((session, choices, results))
 
     def judge_all() -> None:
         """Judging, in a thread of its own: a pair asks its next session meanwhile."""
         nonlocal count
         while (item := answered.get()) is not _DONE:
-            stages, session, choices, (expected, actual) = item
+            session, choices, results = item
             if stop.is_set():
                 continue
             try:
-                finding = judge(session, stages, expected, actual)
+                finding = finding_of(session, results)
             except BaseException as exc:
                 failure.append(exc)
                 stop.set()

@@ -30,7 +30,7 @@ MAX_DIFFERENCES = 8
 
 
 def _release_key(column: Column) -> tuple[int, ...]:
-    return tuple(int(part) for part in column.entry.version.split(".") if part.isdigit())
+    return tuple(int(part) for part in column.version.split(".") if part.isdigit())
 
 
 def _same(a: dict[str, Any], b: dict[str, Any], known: frozenset[str]) -> list[Any] | None:
@@ -68,7 +68,7 @@ def difference_lines(head: str, found: list[Any], newer: str, older: str) -> lis
 
 def drift_data(corpus: Corpus, columns: list[Column]) -> dict[str, Any]:
     """Per case and stage, which Pi releases agree with which (newest release first)."""
-    releases = sorted((c for c in columns if c.entry.name in PI_RELEASES and c.report),
+    releases = sorted((c for c in columns if c.name in PI_RELEASES and c.report),
                       key=_release_key, reverse=True)
     names = [c.key for c in releases]
     items = []

@@ -1,19 +1,15 @@
-"""``pi-conformance matrix``: every known implementation on the same corpus, side by side.
+"""The implementations matrix as a document: every known implementation's run side by side,
+by implementation, by stage and by feature, as Markdown, HTML and JSON
+(schemas/matrix.schema.json); every failure appears with its readable diff.
 
-For each registry entry (conformance/implementations/known) it installs the implementation
-if need be, runs the corpus through the ordinary runner and writes that implementation's canonical
-report (JSON lines, plus its Markdown rendering). It keeps every stage answer of Pi's own
-releases on the side, so drift.py can say which releases agree with which on each case.
-Then it writes the matrix: by implementation, by stage and by feature, as Markdown, HTML and
-JSON (schemas/matrix.schema.json); every failure appears with its readable diff.
+The runs themselves are ``execution/matrix.py``'s (the one executor, once per known
+implementation); this module only renders the ``Column``s they give.
 """
 
 from __future__ import annotations
 
 import shutil
-import time
 from collections import Counter
-from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -21,17 +17,10 @@ from typing import Any
 from conformance import __version__, jsonio
 from conformance.corpus.cases import Case, Corpus
 from conformance.corpus.stages import ALL_STAGES, stage_sort_key
-from conformance.errors import ConformanceError
-from conformance.implementations.known import KNOWN, Entry
-from conformance.implementations.specs import known_implementation
-from conformance.implementations.transports import Implementation
-from conformance.judging.runner import RunSettings, Selection
 from conformance.judging.verdicts import STATUSES, Status
 from conformance.reporting import pages
 from conformance.reporting import stream as reports
-from conformance.reporting.model import CorpusIdentity, Report, SelectionInfo
-from conformance.reporting.run import stream_run
-from conformance.reporting.stream import read_report
+from conformance.reporting.model import CorpusIdentity, Report
 from conformance.reporting.text import failure_lines
 
 SCHEMA = "pi-conformance/matrix/1"
@@ -39,47 +28,15 @@ SCHEMA = "pi-conformance/matrix/1"
 PI_RELEASES = ("pi", "pi-mariozechner")
 
 
-class Recording(Implementation):
-    """Wraps an implementation and keeps every stage answer, keyed by case id."""
-
-    def __init__(self, inner: Implementation):
-        self.inner = inner
-        self.spec = inner.spec
-        self.answers: dict[str, dict[str, Any]] = {}
-
-    def start(self) -> Any:
-        self.hello = self.inner.start()
-        return self.hello
-
-    def run(self, request: dict[str, Any], timeout: float) -> Any:
-        return self._record(request, self.inner.run(request, timeout))
-
-    @property
-    def isolates_misbehaving(self) -> bool:  # type: ignore[override]
-        return self.inner.isolates_misbehaving
-
-    def run_isolated(self, request: dict[str, Any], timeout: float, *,
-                     another_follows: bool = True) -> Any:
-        return self._record(request, self.inner.run_isolated(
-            request, timeout, another_follows=another_follows))
-
-    def _record(self, request: dict[str, Any], answer: Any) -> Any:
-        if isinstance(answer, dict) and isinstance(answer.get("results"), dict):
-            self.answers.setdefault(request["case"]["id"], {}).update(answer["results"])
-        return answer
-
-    def restart(self) -> None:
-        self.inner.restart()
-
-    def close(self) -> None:
-        self.inner.close()
-
-
 @dataclass
 class Column:
     """One implementation's run: its report, or why it could not run."""
 
-    entry: Entry
+    key: str  # its --impl spec
+    name: str
+    version: str
+    summary: str
+    language: str
     report: Report | None = None
     unavailable: str = ""
     install_seconds: float = 0.0
@@ -87,16 +44,12 @@ class Column:
     answers: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
-    def key(self) -> str:
-        return self.entry.spec
-
-    @property
     def claimed(self) -> list[str]:
         return self.report.header.claimed_stages if self.report is not None else []
 
 
-def report_name(entry: Entry) -> str:
-    return entry.spec.replace("/", "_")
+def report_name(key: str) -> str:
+    return key.replace("/", "_")
 
 
 def corpus_identity(corpus: Corpus) -> CorpusIdentity:
@@ -108,55 +61,6 @@ def corpus_identity(corpus: Corpus) -> CorpusIdentity:
     except ValueError:
         root = corpus.root.name
     return replace(identity, root=root)
-
-
-def run_one(entry: Entry, corpus: Corpus, cases: list[Case], out_dir: Path,
-            settings: RunSettings, keep_answers: bool,
-            identity: CorpusIdentity | None = None) -> Column:
-    """Install (if need be) and run one implementation; failures become ``unavailable``."""
-    column = Column(entry)
-    try:
-        column.install_seconds = entry.install().seconds
-        impl = Recording(known_implementation(entry))
-    except ConformanceError as exc:
-        column.unavailable = f"could not install: {exc.describe()}"
-        return column
-    path = out_dir / "implementations" / f"{report_name(entry)}.jsonl"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    started = time.perf_counter()
-    try:
-        impl.start()
-    except ConformanceError as exc:
-        column.unavailable = f"could not start: {exc.describe()}"
-        return column
-    try:
-        with path.open("wb") as stream, stream_run(
-                [impl], corpus, stream, path=path, settings=settings, identity=identity
-                or corpus_identity(corpus), selection=SelectionInfo(impl=entry.spec)) as run:
-            run.run(cases, Selection())
-    finally:
-        impl.close()
-    column.report = read_report(path)
-    column.run_seconds = time.perf_counter() - started
-    if keep_answers:
-        column.answers = impl.answers
-    return column
-
-
-def run_matrix(corpus: Corpus, entries: Iterable[Entry], out_dir: Path, *,
-               cases: list[Case] | None = None, settings: RunSettings | None = None,
-               on_start: Callable[[Entry], None] | None = None) -> list[Column]:
-    """Run ``cases`` (default: the whole corpus) through each entry in turn."""
-    settings = settings or RunSettings()
-    cases = list(corpus.cases) if cases is None else cases
-    identity = corpus_identity(corpus)
-    columns = []
-    for entry in entries:
-        if on_start is not None:
-            on_start(entry)
-        columns.append(run_one(entry, corpus, cases, out_dir, settings,
-                               keep_answers=entry.name in PI_RELEASES, identity=identity))
-    return columns
 
 
 # ---------------------------------------------------------------------------------------------
@@ -175,8 +79,8 @@ def matrix_data(corpus: Corpus, columns: list[Column],
     implementations = []
     for column in columns:
         item: dict[str, Any] = {
-            "key": column.key, "name": column.entry.name, "version": column.entry.version,
-            "summary": column.entry.summary, "language": column.entry.language,
+            "key": column.key, "name": column.name, "version": column.version,
+            "summary": column.summary, "language": column.language,
             "install_seconds": round(column.install_seconds, 1),
         }
         if column.report is None:
@@ -195,7 +99,7 @@ def matrix_data(corpus: Corpus, columns: list[Column],
             "claimed_stages": column.claimed,
             "partial": report.header.capabilities.get("fields", {}),
             "run_seconds": round(column.run_seconds, 1),
-            "report": f"implementations/{report_name(column.entry)}.jsonl",
+            "report": f"implementations/{report_name(column.key)}.jsonl",
             "counts": _cell(report.counts()),
             "stages": {s: _cell(c) for s, c in sorted(by_stage.items(),
                                                       key=lambda kv: stage_sort_key(kv[0]))},
@@ -321,20 +225,3 @@ def write_matrix(data: dict[str, Any], out_dir: Path) -> list[Path]:
             page.write_text(failure_page(item, stage, failures), encoding="utf-8")
             written.append(page)
     return written
-
-
-def select_entries(specs: Iterable[str]) -> list[Entry]:
-    """The registry entries named by ``--impl`` values (all when none), in registry order."""
-    from conformance.implementations.known import lookup
-
-    specs = list(specs)
-    if not specs:
-        return list(KNOWN)
-    chosen = []
-    for spec in specs:
-        entry = lookup("pi@1.6.0" if spec == "reference" else spec)
-        if entry is None:
-            raise ConformanceError(f"{spec!r} is not a known implementation; known: "
-                                   + ", ".join(e.spec for e in KNOWN))
-        chosen.append(entry)
-    return [e for e in KNOWN if e in chosen]

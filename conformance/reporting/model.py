@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, get_args
 
 from conformance import __version__
+from conformance.corpus.selection import Selection
 from conformance.corpus.stages import stage_sort_key
 from conformance.judging.verdicts import (
     STATUSES,
@@ -28,9 +29,13 @@ from conformance.judging.verdicts import (
 SCHEMA = "pi-conformance/report/1"
 
 # passed / failed as the results say; interrupted: the run was stopped (Ctrl-C) before every
-# result was in, so it is never a pass, whatever the results so far say.
-Verdict = Literal["passed", "failed", "interrupted"]
+# result was in, so it is never a pass, whatever the results so far say; nothing-judged: every
+# result is a skip (or there is none), so the run says nothing about the implementation: not
+# a pass either, unless the run was told that is what it wants (``--allow-empty``).
+Verdict = Literal["passed", "failed", "interrupted", "nothing-judged"]
 VERDICTS: tuple[Verdict, ...] = get_args(Verdict)
+#: The statuses that say something about the implementation (all but ``skip``).
+JUDGED: tuple[Status, ...] = tuple(s for s in STATUSES if s != "skip")
 
 
 @dataclass(frozen=True)
@@ -70,24 +75,32 @@ class CorpusIdentity:
 
 
 @dataclass(frozen=True)
-class SelectionInfo:
-    """What the run was asked to cover (empty: everything), the ``--impl`` spec, and the
-    shard (``K/N``, corpus/shards.py) when the run is one part of a sharded run."""
+class RunScope:
+    """What the run was asked to cover (its ``Selection``; empty: everything), the
+    ``--impl`` spec, and the shard (``K/N``, corpus/shards.py) when the run is one part of a
+    sharded run. Written as the header's ``selection`` object."""
 
-    cases: tuple[str, ...] = ()
-    features: tuple[str, ...] = ()
-    stages: tuple[str, ...] = ()
-    apis: tuple[str, ...] = ()
+    selection: Selection = field(default_factory=Selection)
     impl: str = ""
     shard: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"cases": list(self.cases), "features": list(self.features),
-                                "stages": list(self.stages), "apis": list(self.apis),
-                                "impl": self.impl}
+        data: dict[str, Any] = {**self.selection.to_json(), "impl": self.impl}
         if self.shard:
             data["shard"] = self.shard
         return data
+
+    @classmethod
+    def from_json(cls, data: Any) -> RunScope:
+        if not isinstance(data, dict):
+            raise ModelError("field 'selection' must be an object")
+        what = "selection: "
+        return cls(Selection(cases=get_strings(data, "cases", what=what),
+                             features=get_strings(data, "features", what=what),
+                             stages=get_strings(data, "stages", what=what),
+                             apis=get_strings(data, "apis", what=what)),
+                   impl=get_field(data, "impl", str, "", what=what),
+                   shard=get_field(data, "shard", str, "", what=what))
 
 
 @dataclass(frozen=True)
@@ -101,7 +114,7 @@ class Header:
     implementation: Mapping[str, Any]
     capabilities: Mapping[str, Any]
     corpus: CorpusIdentity
-    selection: SelectionInfo
+    selection: RunScope
     started: str
     runner: RunnerInfo = field(default_factory=RunnerInfo)
 
@@ -138,18 +151,11 @@ class Header:
         implementation = get_field(data, "implementation", dict)
         for key in ("name", "version"):
             get_field(implementation, key, str, what="implementation: ")
-        selection = get_field(data, "selection", dict)
         return cls(
             implementation=implementation,
             capabilities=get_field(data, "capabilities", dict),
             corpus=CorpusIdentity.from_json(get_field(data, "corpus", dict)),
-            selection=SelectionInfo(
-                cases=get_strings(selection, "cases", what="selection: "),
-                features=get_strings(selection, "features", what="selection: "),
-                stages=get_strings(selection, "stages", what="selection: "),
-                apis=get_strings(selection, "apis", what="selection: "),
-                impl=get_field(selection, "impl", str, "", what="selection: "),
-                shard=get_field(selection, "shard", str, "", what="selection: ")),
+            selection=RunScope.from_json(get_field(data, "selection", dict)),
             started=get_field(data, "started", str),
             runner=RunnerInfo(get_field(runner, "name", str, what="runner: "),
                               get_field(runner, "version", str, what="runner: ")),
@@ -223,11 +229,17 @@ class Tally:
         self.stale += result.baseline_state == "stale"
         self.failing += result.counts_as_failure
 
+    @property
+    def judged(self) -> int:
+        """Results that say something about the implementation (all but skips)."""
+        return sum(self.counts.get(status, 0) for status in JUDGED)
+
     def footer(self, stale_baseline: Iterable[StaleEntry], finished: str, *,
-               interrupted: bool = False) -> Footer:
+               interrupted: bool = False, allow_empty: bool = False) -> Footer:
         stale = tuple(stale_baseline)
         verdict: Verdict = "interrupted" if interrupted else (
-            "failed" if self.failing or stale else "passed")
+            "failed" if self.failing or stale else
+            "nothing-judged" if not self.judged and not allow_empty else "passed")
         return Footer(self.results, {s: self.counts.get(s, 0) for s in STATUSES}, self.known,
                       self.stale, stale, verdict, finished)
 
@@ -278,7 +290,21 @@ class Report:
     def verdict(self) -> Verdict:
         if self.interrupted:
             return "interrupted"
-        return "failed" if self.failed() else "passed"
+        if self.failed():
+            return "failed"
+        return "nothing-judged" if self.footer.verdict == "nothing-judged" else "passed"
+
+    @property
+    def nothing_judged(self) -> bool:
+        """Every result is a skip (or there is none), and the run did not allow that."""
+        return self.verdict == "nothing-judged"
+
+    def skip_reasons(self) -> Counter[str]:
+        """Why results were skipped, most common first (the implementation's own reasons
+        are shown as one: it skipped them itself)."""
+        return Counter(
+            "the implementation skipped it" if r.message.startswith("the implementation ")
+            else r.message for r in self.results if r.status == "skip")
 
     def counts(self) -> Counter[Status]:
         return Counter(r.status for r in self.results)

@@ -25,6 +25,7 @@ from conformance.reporting.text import (
     VERDICT_WORDS,
     counts_line,
     failure_lines,
+    nothing_judged_note,
     printable,
     stale_entry_line,
     title,
@@ -57,7 +58,8 @@ def stage_table(report: Report) -> Table:
     return table
 
 
-_VERDICT_STYLE = {"passed": "bold green", "failed": "bold red", "interrupted": "bold yellow"}
+_VERDICT_STYLE = {"passed": "bold green", "failed": "bold red", "interrupted": "bold yellow",
+                  "nothing-judged": "bold yellow"}
 
 
 #: What a newcomer reads under the table: the statuses that never fail a run, explained.
@@ -89,6 +91,9 @@ def terminal(report: Report, console: Console) -> None:
         console.print(escape(legend(report)), style="dim", highlight=False, soft_wrap=True)
     if report.interrupted:
         console.print(escape(INTERRUPTED_NOTE), style="bold yellow", soft_wrap=True)
+    if nothing_judged_note(report):
+        console.print(escape(nothing_judged_note(report)), style="bold yellow", soft_wrap=True,
+                      highlight=False)
     style = _VERDICT_STYLE[report.verdict]
     console.print(f"[{style}]{VERDICT_WORDS[report.verdict]}[/] {escape(counts_line(report))}",
                   highlight=False, soft_wrap=True)
@@ -128,6 +133,8 @@ def markdown(report: Report) -> str:
            f"**{VERDICT_WORDS[report.verdict]}**: {md_text(counts_line(report))}", ""]
     if report.interrupted:
         out += [f"*{md_text(INTERRUPTED_NOTE)}*", ""]
+    if nothing_judged_note(report):
+        out += [f"*{md_text(nothing_judged_note(report))}*", ""]
     out += [f"Runner {md_text(runner.name)} {md_text(runner.version)}, "
             f"corpus {md_text(corpus.version)} (sha256 {md_text(corpus.sha256[:12])}, "
             f"{corpus.cases} cases)", "",

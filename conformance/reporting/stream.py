@@ -14,8 +14,10 @@ cannot serialize at all becomes a stated error result: no write problem drops a 
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
-from collections.abc import Iterable
+import tempfile
+from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
@@ -30,7 +32,7 @@ from conformance.reporting.model import (
     Footer,
     Header,
     Report,
-    SelectionInfo,
+    RunScope,
     Tally,
 )
 
@@ -52,9 +54,9 @@ def now() -> str:
 
 
 def header(implementation: dict[str, Any], capabilities: dict[str, Any],
-           corpus: CorpusIdentity, selection: SelectionInfo) -> Header:
+           corpus: CorpusIdentity, scope: RunScope) -> Header:
     return Header(implementation=implementation, capabilities=capabilities, corpus=corpus,
-                  selection=selection, started=now())
+                  selection=scope, started=now())
 
 
 def corpus_identity(corpus: Corpus) -> CorpusIdentity:
@@ -170,14 +172,44 @@ class ReportWriter:
         return written
 
     def close(self, stale_baseline: Iterable[StaleEntry] = (), *,
-              interrupted: bool = False) -> Footer:
-        self.footer = self.tally.footer(stale_baseline, now(), interrupted=interrupted)
+              interrupted: bool = False, allow_empty: bool = False) -> Footer:
+        self.footer = self.tally.footer(stale_baseline, now(), interrupted=interrupted,
+                                        allow_empty=allow_empty)
         self._write(jsonio.dumps_line(self.footer.to_json()))
         return self.footer
 
     def raise_failure(self) -> None:
         if self.failure is not None:
             raise self.failure
+
+
+@contextlib.contextmanager
+def report_file(path: Path | None) -> Iterator[tuple[Path, IO[bytes]]]:
+    """The report file (a temporary one without a path: renderings read it back). Failing
+    to open or to close it is a ReportError naming the file, never an OSError."""
+    with contextlib.ExitStack() as stack:
+        if path is None:
+            path = Path(stack.enter_context(tempfile.TemporaryDirectory(
+                prefix="pi-conformance-report-"))) / "run.jsonl"
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            stream = path.open("wb")
+        except OSError as exc:
+            raise ReportError(f"cannot write the report: {exc.strerror or exc}",
+                              path=path) from None
+        try:
+            yield path, stream
+        finally:
+            with contextlib.suppress(OSError):  # what could not be written was said already
+                stream.close()
+
+
+def close_report(stream: IO[bytes], path: Path) -> None:
+    try:
+        stream.close()
+    except OSError as exc:
+        raise ReportError(f"cannot write the report: {exc.strerror or exc}", path=path) \
+            from None
 
 
 def read_report(path: Path) -> Report:

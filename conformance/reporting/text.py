@@ -106,7 +106,21 @@ def counts_line(report: Report) -> str:
 
 
 VERDICT_WORDS: dict[Verdict, str] = {"passed": "PASSED", "failed": "FAILED",
-                                     "interrupted": "INTERRUPTED"}
+                                     "interrupted": "INTERRUPTED",
+                                     "nothing-judged": "NOTHING JUDGED"}
+
+
+def nothing_judged_note(report: Report, limit: int = 5) -> str:
+    """Why nothing was judged: the skips' reasons, most common first; empty otherwise."""
+    if not report.nothing_judged:
+        return ""
+    if not report.results:
+        return "nothing judged: the run has no result (no case or stage was selected)"
+    reasons = report.skip_reasons().most_common()
+    said = "; ".join(f"{reason}: {count}" for reason, count in reasons[:limit])
+    more = f"; {len(reasons) - limit} other reason(s)" if len(reasons) > limit else ""
+    return (f"nothing judged: every result was skipped ({said}{more}); pass --allow-empty "
+            "if that is what this run is for")
 INTERRUPTED_NOTE = ("the run was interrupted before every result was in: these are the "
                     "results it reached")
 

@@ -21,15 +21,15 @@ from typing import Any
 from conformance import jsonio
 from conformance.corpus.cases import Case, Corpus
 from conformance.corpus.goldens import read_golden
-from conformance.corpus.normalization import input_strings
 from conformance.corpus.stages import stage_sort_key
 from conformance.errors import ConformanceError, CorpusError
+from conformance.execution.reference_goldens import ReferenceGoldens
+from conformance.execution.runner import Limits
+from conformance.execution.sessions import SessionJudge
 from conformance.implementations.specs import resolve
-from conformance.implementations.transports import Implementation
-from conformance.judging.comparison import differences
 from conformance.maintenance.discrepancies import drafts, grouping, records
 from conformance.maintenance.discrepancies.shipped_docs import DOCS_PACKAGE, ShippedDocs
-from conformance.maintenance.discrepancies.shrink import Oracle, shrink
+from conformance.maintenance.discrepancies.shrink import Atom, Oracle, shrink, verdict_signature
 
 # Pi answers a case in well under a second; a shrink candidate on which it hangs (a cycle of
 # duplicate ids, say) is not worth the implementation's full timeout.
@@ -313,90 +313,87 @@ def _failure_commands(entry: dict[str, Any], source: Case | None) -> list[str]:
 def _reproduce(entry: dict[str, Any], cause: grouping.RootCause, source: Case, corpus: Corpus,
                settings: Settings, processes: _Processes, previous: dict[str, Any] | None,
                problems: list[str]) -> None:
-    """Shrink the cause's smallest case (or re-run the previous reproducer) on both sides."""
+    """Shrink the cause's smallest case (or re-run the previous reproducer) on both sides,
+    judged as a run judges, for one exact difference of the cause."""
     cached = previous["reproducer"] if previous else None
     text = source.session_bytes().decode("utf-8", errors="replace")
     base = {"source_case": source.id, "input_sha256": source.input_sha256(),
             "original_lines": len(text.splitlines())}
     try:
-        impl = processes.implementation(cause.target, settings)
-        reference = processes.reference()
+        judge = processes.judge(cause.target, settings)
     except ConformanceError as exc:
         entry["reproducer"] = {**base, "session": text, "lines": len(text.splitlines()),
                                "shrunk": False, "reason": f"could not start it: {exc}"}
         settings.say(f"{cause.id}: not shrunk ({exc})")
         return
-    oracle = Oracle(impl, reference, case_id=source.id, features=source.features,
-                    options=corpus.request_options(source), timeout=settings.timeout,
-                    reference_timeout=min(settings.timeout, REFERENCE_TIMEOUT))
+    oracle = Oracle(judge)
     stage = cause.stage
-    try:
-        version = impl.hello.version
-        start = cached["session"] if cached else text
-        atom = cause.signatures[stage]
-        signature = oracle.compare(start, (stage,))[stage]
-        if (not signature or not signature & atom) and not settings.verify:
-            # Without --verify, the report is the evidence: the case may have changed since.
-            entry["reproducer"] = {**base, "session": text, "lines": len(text.splitlines()),
-                                   "shrunk": False, "verified": False,
-                                   "reason": "it did not fail this way when re-run now (the "
-                                             "case or the implementation may have changed "
-                                             "since the report; --verify decides)"}
-            settings.say(f"{cause.id}: did not reproduce, not shrunk")
-            return
-        if not signature or not signature & atom:
-            entry["status"], entry["resolved_in"] = "resolved", version
-            entry["resolved_how"] = "behaviour"
-            entry["reproducer"] = {**(cached or base), "session": start,
-                                   "lines": len(start.splitlines()),
-                                   "shrunk": bool(cached), "verified": False}
-            problems.append(f"{cause.target.key}/{cause.id}: no longer reproduces with "
-                            f"{cause.target.name} {version}: resolved in {version}")
-            return
-        if cached:
-            shrunk_text, tests, shrunk = start, 0, True
-        else:
-            settings.say(f"shrinking {cause.target.key}/{cause.id} from {source.id}")
-            result = shrink(start, lambda t: oracle.compare(t, (stage,))[stage],
-                            signature & atom, settings.max_tests, allowed=signature)
-            shrunk_text, tests, shrunk = result.text, result.tests, True
-        final = oracle.compare(shrunk_text, (stage,))[stage] or signature
-        if previous and sorted(map(list, final)) == cached.get("signature"):  # type: ignore[union-attr]
-            # Verified as before: keep the recorded answers, so that volatile values (an
-            # implementation's clock, Pi's scratch paths) do not rewrite the draft.
-            entry["reproducer"] = {**cached, "verified": True}  # type: ignore[dict-item]
-            for key in ("differences", "outputs", "message"):
-                if key in previous:
-                    entry[key] = previous[key]
-            return
-        expected = oracle.expected(shrunk_text, stage)
-        actual = oracle.answers("implementation", shrunk_text, (stage,))[stage]
-        known = input_strings(shrunk_text.encode("utf-8"))
-        entry["reproducer"] = {**base, "session": shrunk_text,
-                               "lines": len(shrunk_text.splitlines()), "shrunk": shrunk,
-                               "signature": sorted([list(item) for item in final]),
-                               "tests": tests if not cached else cached.get("tests", 0),
-                               "verified": True, "version": version}
-        entry["outputs"] = {"expected": {expected.kind: expected.value},
-                            "actual": {actual.kind: actual.value}}
-        if expected.kind == "output" and actual.kind == "output":
-            entry["differences"] = [d.to_json() for d in
-                                    differences(expected.value, actual.value, known)]
-        else:
-            entry["differences"] = []
-            entry["message"] = f"Pi: {expected.kind}; implementation: {actual.kind}: " \
-                               f"{str(actual.value)[:300]}"
-    finally:
-        oracle.close()
+    target = sorted(cause.signatures[stage])[0]
+    atom = Atom(stage, *target)
+    version = judge.implementation.hello.version
+    start = cached["session"] if cached else text
+    shows = oracle.shows(start, atom)
+    if not shows and not settings.verify:
+        # Without --verify, the report is the evidence: the case may have changed since.
+        entry["reproducer"] = {**base, "session": text, "lines": len(text.splitlines()),
+                               "shrunk": False, "verified": False,
+                               "reason": "it did not fail this way when re-run now (the "
+                                         "case or the implementation may have changed "
+                                         "since the report; --verify decides)"}
+        settings.say(f"{cause.id}: did not reproduce, not shrunk")
+        return
+    if not shows:
+        entry["status"], entry["resolved_in"] = "resolved", version
+        entry["resolved_how"] = "behaviour"
+        entry["reproducer"] = {**(cached or base), "session": start,
+                               "lines": len(start.splitlines()),
+                               "shrunk": bool(cached), "verified": False}
+        problems.append(f"{cause.target.key}/{cause.id}: no longer reproduces with "
+                        f"{cause.target.name} {version}: resolved in {version}")
+        return
+    if cached:
+        shrunk_text, tests = start, 0
+    else:
+        settings.say(f"shrinking {cause.target.key}/{cause.id} from {source.id} for "
+                     f"{atom.describe()}")
+        result = shrink(start, lambda t: oracle.compare(t, (stage,))[stage], target,
+                        settings.max_tests)
+        shrunk_text, tests = result.text, result.tests
+    judged = judge.judge(shrunk_text.encode("utf-8"), (stage,))
+    final = verdict_signature(judged[0]) if judged else None
+    final = final or frozenset({target})
+    if previous and cached and sorted(map(list, final)) == cached.get("signature"):
+        # Verified as before: keep the recorded answers, so that volatile values (an
+        # implementation's clock, Pi's scratch paths) do not rewrite the draft.
+        entry["reproducer"] = {**cached, "verified": True}
+        for key in ("differences", "outputs", "message"):
+            if key in previous:
+                entry[key] = previous[key]
+        return
+    entry["reproducer"] = {**base, "session": shrunk_text,
+                           "lines": len(shrunk_text.splitlines()), "shrunk": True,
+                           "made_for": {"stage": atom.stage, "path": atom.path,
+                                        "kind": atom.kind},
+                           "signature": sorted([list(item) for item in final]),
+                           "tests": tests if not cached else cached.get("tests", 0),
+                           "verified": True, "version": version}
+    expected = judge.pi_answer(stage)
+    actual = judge.last_answers.get(stage, {"error": {"message": "no answer"}})
+    entry["outputs"] = {"expected": expected, "actual": actual}
+    differences = judged[0].differences if judged else ()
+    entry["differences"] = [d.to_json() for d in differences]
+    if not differences:
+        entry["message"] = judged[0].message if judged else ""
 
 
 class _Processes:
-    """Implementations started on demand and kept alive for the whole build."""
+    """The reference and each implementation, started on demand and kept alive for the whole
+    build; one ``SessionJudge`` per implementation, all sharing the reference."""
 
     def __init__(self, settings: Settings):
         self.settings = settings
-        self._impls: dict[str, Implementation | ConformanceError] = {}
-        self._reference: Implementation | None = None
+        self._judges: dict[str, SessionJudge | ConformanceError] = {}
+        self._reference: ReferenceGoldens | None = None
         self._session: Any = None
         self._stack = contextlib.ExitStack()
 
@@ -404,18 +401,19 @@ class _Processes:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        for impl in self._impls.values():
-            if isinstance(impl, Implementation):
+        for judge in self._judges.values():
+            if isinstance(judge, SessionJudge):
+                judge.close()
                 with contextlib.suppress(Exception):
-                    impl.close()
+                    judge.implementation.close()
         if self._reference is not None:
-            with contextlib.suppress(Exception):
-                self._reference.close()
+            self._reference.close()
         self._stack.close()
 
-    def reference(self) -> Implementation:
+    def reference(self) -> ReferenceGoldens:
         if self._reference is None:
-            self._reference = resolve("reference")
+            self._reference = ReferenceGoldens(
+                stage_timeout=min(self.settings.timeout, REFERENCE_TIMEOUT))
             self._reference.start()
         return self._reference
 
@@ -426,8 +424,8 @@ class _Processes:
             self._session = self._stack.enter_context(ReferenceSession(self.settings.corpus))
         return self._session
 
-    def implementation(self, target: grouping.Target, settings: Settings) -> Implementation:
-        if target.key not in self._impls:
+    def judge(self, target: grouping.Target, settings: Settings) -> SessionJudge:
+        if target.key not in self._judges:
             spec = settings.impl_specs.get(target.key) or settings.impl_specs.get(target.name) \
                 or target.spec
             try:
@@ -435,10 +433,14 @@ class _Processes:
                     raise ConformanceError(f"no --impl spec for {target.name}")
                 impl = resolve(spec)
                 impl.start()
-                self._impls[target.key] = impl
+                judge = SessionJudge(impl, self.reference(), every_api=True,
+                                     limits=Limits(timeout=settings.timeout),
+                                     case_id="discrepancy.reproducer", own=False)
+                judge.start()
+                self._judges[target.key] = judge
             except ConformanceError as exc:
-                self._impls[target.key] = exc
-        found = self._impls[target.key]
+                self._judges[target.key] = exc
+        found = self._judges[target.key]
         if isinstance(found, ConformanceError):
             raise found
         return found

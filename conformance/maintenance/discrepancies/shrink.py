@@ -1,164 +1,85 @@
-"""Shrink a failing session to a minimal reproducer by delta debugging.
+"""Shrink a failing session to a minimal reproducer of one exact difference, by delta
+debugging.
 
-The ``Oracle`` keeps the implementation and the reference running and says, for a session
-text, how the two disagree on each asked stage (the same signature ``grouping`` computes from
-reports). ``shrink`` first removes lines (ddmin over the entries; the header stays whole, so
-no shrink turns a v3 file into a v1 migration), then removes object keys (but not an entry's
-``type``) and list items one at a time, keeping every step that still shows the same
-disagreement: a non-empty subset of the original signature, so it never wanders off to a
-different bug.
+The ``Oracle`` asks a ``SessionJudge`` (the implementation against the real Pi, judged as a
+run judges a case: inputs, volatile paths, outcome) and spells each stage's verdict as a
+signature, the set of (generalized path, kind) ``grouping`` computes from reports. ``shrink``
+keeps a candidate only while it still shows the exact difference it is shrinking for (its
+``Atom``: stage, path and kind), whatever else it shows: a shrink never slides onto another,
+already known difference and loses the one it was made for. It first removes lines (ddmin
+over the entries; the header stays whole, so no shrink turns a v3 file into a v1 migration),
+then object keys (but not an entry's ``type``) and list items one at a time.
 """
 
 from __future__ import annotations
 
 import copy
-import itertools
 import json
-import re
-import shutil
-import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from conformance import jsonio
-from conformance.corpus.jsonpath import generalize
-from conformance.corpus.normalization import input_strings
-from conformance.errors import ImplementationError
-from conformance.implementations import protocol
-from conformance.implementations.transports import Implementation
-from conformance.judging.comparison import differences
-from conformance.maintenance.discrepancies.grouping import (
-    Signature,
-    collapse_list_shifts,
-    error_signature,
-)
+from conformance.execution.sessions import SessionJudge
+from conformance.judging.verdicts import StageResult
+from conformance.maintenance.discrepancies.grouping import Signature, result_signature
 
 INCONCLUSIVE = None
-# Request numbers are unique for the life of the process, across oracles: the reference
-# harness keys its scratch directory by seq and leaves it behind when Pi rejects a session,
-# so a reused seq would be rejected too.
-_SEQ = itertools.count(1)
-# Where a harness copied the session: named in Pi's rejections, different on every run.
-_SCRATCH = re.compile(r"(/[^\s:'\"]+)+/session\.jsonl|" + re.escape(tempfile.gettempdir())
-                      + r"/[^\s:'\"]+")
 
 
-@dataclass
-class Answer:
-    """One side's answer for one stage: its kind and payload, as in protocol v1."""
+@dataclass(frozen=True)
+class Atom:
+    """One exact difference: on ``stage``, at ``path`` (list indices generalized), of
+    ``kind`` (``changed``, ``missing item``, ``error: ...``, ``Pi answers ...``)."""
 
+    stage: str
+    path: str
     kind: str
-    value: Any
+
+    def describe(self) -> str:
+        return f"{self.stage} {self.path} ({self.kind})"
+
+
+def verdict_signature(result: StageResult) -> Signature | None:
+    """How a judged stage departs from Pi: empty when it passes, None when nothing is
+    required or asked there (a skip, Pi misbehaving, an implementation-defined case)."""
+    if result.status == "pass":
+        return frozenset()
+    if result.status not in ("fail", "error"):
+        return INCONCLUSIVE
+    return result_signature(result) or frozenset({("$", "fail: " + result.message[:160])})
 
 
 class Oracle:
-    """Runs one session through the implementation and the reference, and compares them."""
+    """Signatures of session texts, per stage, through a ``SessionJudge``; cached by text."""
 
-    def __init__(self, implementation: Implementation, reference: Implementation, *,
-                 case_id: str, features: tuple[str, ...], options: dict[str, Any],
-                 timeout: float = 30.0, reference_timeout: float | None = None):
-        self.implementation = implementation
-        self.reference = reference
-        self.case_id = case_id
-        self.features = features
-        self.options = options
-        self.timeout = timeout
-        self.reference_timeout = reference_timeout or timeout
+    def __init__(self, judge: SessionJudge):
+        self.judge = judge
         self.runs = 0
-        self._cache: dict[tuple[str, str, tuple[str, ...]], dict[str, Answer]] = {}
-        self._scratch = Path(tempfile.mkdtemp(prefix="pi-conformance-shrink-"))
+        self._cache: dict[tuple[str, tuple[str, ...]], dict[str, StageResult]] = {}
 
-    def close(self) -> None:
-        shutil.rmtree(self._scratch, ignore_errors=True)
-
-    def answers(self, side: str, text: str, stages: tuple[str, ...]) -> dict[str, Answer]:
-        """``side`` ("implementation" or "reference") answers for ``text``; cached."""
-        key = (side, text, stages)
+    def results(self, text: str, stages: Sequence[str]) -> dict[str, StageResult]:
+        key = (text, tuple(stages))
         if key not in self._cache:
-            timeout = self.reference_timeout if side == "reference" else self.timeout
-            self._cache[key] = self._ask(getattr(self, side), text, stages, timeout)
+            self.runs += 1
+            judged = self.judge.judge(text.encode("utf-8"), stages)
+            self._cache[key] = {result.stage: result for result in judged}
         return self._cache[key]
 
-    def _ask(self, impl: Implementation, text: str, stages: tuple[str, ...],
-             timeout: float) -> dict[str, Answer]:
-        seq = next(_SEQ)
-        self.runs += 1
-        path = self._scratch / f"{seq}.jsonl"
-        path.write_text(text, encoding="utf-8")
-        request = protocol.run_request(seq, self.case_id, self.features, str(path), text,
-                                       list(stages), self.options)
-        try:
-            raw = impl.run(request, timeout)
-            results = protocol.check_run_answer(raw, seq, list(stages))
-        except ImplementationError as exc:
-            if "failed the run" not in str(exc):
-                impl.restart()
-            return {stage: Answer("error", str(exc)) for stage in stages}
-        finally:
-            path.unlink(missing_ok=True)
-        answers = {}
-        for stage, result in results.items():
-            kind = next(iter(result))
-            value = result[kind]
-            if kind in ("error", "rejected") and isinstance(value, dict):
-                value = _SCRATCH.sub("<session file>", str(value.get("message", "")))
-            answers[stage] = Answer(kind, value)
-        return answers
-
-    def claimed_fields(self, stage: str) -> tuple[str, ...]:
-        """The output paths the implementation claims for ``stage`` (hello
-        ``capabilities.fields``, a partial claim); empty when it claims the whole output."""
-        raw = getattr(self.implementation.hello, "raw", {}) or {}
-        return tuple(raw.get("capabilities", {}).get("fields", {}).get(stage, ()))
-
-    def expected(self, text: str, stage: str, asked: tuple[str, ...] = ()) -> Answer:
-        """Pi's answer, cut down to what the implementation claims, as the runner judges it.
-        ``asked``: the stages asked together with ``stage``, so a cached answer is reused."""
-        answer = self.answers("reference", text, asked or (stage,))[stage]
-        fields = self.claimed_fields(stage)
-        if fields and answer.kind == "output":
-            return Answer("output", project_fields(answer.value, fields))
-        return answer
-
-    def compare(self, text: str, stages: tuple[str, ...]) -> dict[str, Signature | None]:
-        """Per stage: the disagreement's signature, empty when they agree, None if unknown."""
-        actual = self.answers("implementation", text, stages)
-        known = input_strings(text.encode("utf-8"))
-        return {stage: signature(self.expected(text, stage, stages), actual[stage], known)
+    def compare(self, text: str, stages: Sequence[str]) -> dict[str, Signature | None]:
+        """Per stage: the disagreement's signature, empty when they agree, None if nothing
+        is required there."""
+        results = self.results(text, stages)
+        return {stage: verdict_signature(results[stage]) if stage in results else INCONCLUSIVE
                 for stage in stages}
 
+    def shows(self, text: str, atom: Atom) -> bool:
+        """Whether ``text`` shows exactly ``atom``."""
+        found = self.compare(text, (atom.stage,))[atom.stage]
+        return bool(found) and (atom.path, atom.kind) in found  # type: ignore[operator]
 
-def project_fields(value: Any, paths: tuple[str, ...]) -> Any:
-    """Only the dotted ``paths`` of an object, absent ones left absent (a partial claim)."""
-    if not isinstance(value, dict):
-        return value
-    out: dict[str, Any] = {}
-    for path in paths:
-        source: Any = value
-        target = out
-        keys = path.split(".")
-        for key in keys[:-1]:
-            source = source.get(key) if isinstance(source, dict) else None
-            target = target.setdefault(key, {})
-        if isinstance(source, dict) and keys[-1] in source:
-            target[keys[-1]] = source[keys[-1]]
-    return out
-
-
-def signature(expected: Answer, actual: Answer, known: frozenset[str]) -> Signature | None:
-    """How ``actual`` departs from Pi's ``expected``, as grouping.result_signature spells it."""
-    if expected.kind not in ("output", "rejected") or actual.kind == "skipped":
-        return INCONCLUSIVE  # Pi itself failed, or the implementation declined: no verdict
-    if actual.kind == "error":
-        return frozenset({("$", "error: " + error_signature(str(actual.value)))})
-    if expected.kind != actual.kind:
-        return frozenset({("$", f"Pi answers {expected.kind}, the implementation {actual.kind}")})
-    if expected.kind == "rejected":
-        return frozenset()
-    return collapse_list_shifts(
-        (generalize(d.path), d.kind) for d in differences(expected.value, actual.value, known))
+    def close(self) -> None:
+        self._cache.clear()
 
 
 @dataclass
@@ -181,18 +102,16 @@ class _Budget(Exception):
     pass
 
 
-def shrink(text: str, still_fails: Callable[[str], Signature | None], target: Signature,
-           max_tests: int = 400, allowed: Signature | None = None) -> Shrunk:
-    """The smallest session found that still shows a non-empty part of ``target``.
+def shrink(text: str, still_fails: Callable[[str], Signature | None],
+           target: tuple[str, str], max_tests: int = 400) -> Shrunk:
+    """The smallest session found that still shows exactly ``target`` (a ``(path, kind)``
+    of one stage's signature), whatever else it shows.
 
-    ``still_fails(text)`` is the disagreement signature of a candidate (Oracle.compare for one
-    stage); ``text`` itself must show ``target`` or part of it. A candidate may show nothing
-    beyond ``allowed`` (default: ``target``): the differences the original session shows,
-    when it also shows other root causes than the one being shrunk.
+    ``still_fails(text)`` is the stage's disagreement signature of a candidate
+    (``Oracle.compare`` for that stage); ``text`` itself must show ``target``.
     """
-    allowed = target | (allowed or frozenset())
     tests = 0
-    found: Signature = target
+    found: Signature = frozenset({target})
     best = text
     seen: dict[str, bool] = {}
 
@@ -204,14 +123,14 @@ def shrink(text: str, still_fails: Callable[[str], Signature | None], target: Si
             raise _Budget
         tests += 1
         sig = still_fails(candidate)
-        seen[candidate] = bool(sig and sig & target) and sig <= allowed  # type: ignore[operator]
+        seen[candidate] = bool(sig) and target in sig  # type: ignore[operator]
         if seen[candidate]:
             found, best = sig, candidate  # type: ignore[assignment]
         return seen[candidate]
 
     lines = jsonio.jsonl_lines(text)
     head, body = _split_header(lines)
-    result = Shrunk(text=text, signature=target, original_lines=len(lines), tests=0)
+    result = Shrunk(text=text, signature=found, original_lines=len(lines), tests=0)
     try:
         body = ddmin(body, lambda part: interesting("".join(head + part)))
         result.steps.append(f"lines: {len(lines)} -> {len(head) + len(body)}")

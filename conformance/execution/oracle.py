@@ -14,7 +14,8 @@ import hashlib
 import itertools
 import shutil
 import tempfile
-from collections.abc import Iterable
+import weakref
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -113,8 +114,15 @@ class ReferenceOracle:
     """The real Pi, started once, answering whole session files (copies of them)."""
 
     def __init__(self, stages: Iterable[str] = (), *, stage_timeout: float = STAGE_TIMEOUT,
-                 impl: Implementation | None = None):
-        self.impl = impl or reference()
+                 impl: Implementation | None = None,
+                 variation: Mapping[str, str] | None = None,
+                 hint: tuple[str, ...] | None = None):
+        """``variation``: the harness's randomness, clock and scratch settings
+        (``volatility.VARIATIONS``); ``hint``: the stages it will be asked
+        (``Implementation.stages_hint``), so that it loads only what they need."""
+        self.impl = impl or reference(variation)
+        if hint is not None:
+            self.impl.stages_hint = hint
         self.wanted = tuple(stages)
         self.stage_timeout = stage_timeout
         self.stages: list[str] = []
@@ -122,6 +130,7 @@ class ReferenceOracle:
         self.read_since_start = 0
         self.needs_restart = False
         self.scratch = Path(tempfile.mkdtemp(prefix="pi-conformance-oracle-"))
+        self._remove_scratch = weakref.finalize(self, shutil.rmtree, self.scratch, True)
 
     def __enter__(self) -> ReferenceOracle:
         try:
@@ -145,7 +154,7 @@ class ReferenceOracle:
     def close(self) -> None:
         with contextlib.suppress(ConformanceError):
             self.impl.close()
-        shutil.rmtree(self.scratch, ignore_errors=True)
+        self._remove_scratch()
 
     @property
     def versions(self) -> dict[str, str]:
@@ -165,32 +174,42 @@ class ReferenceOracle:
         try:
             text = copy.read_bytes()
             sha = hashlib.sha256(text).hexdigest()
-            results = self.ask_text(text.decode("utf-8", errors="replace"), asked)
+            results = self.ask_bytes(text, asked)
         finally:
             copy.unlink(missing_ok=True)
-        self.read_since_start += len(text)
-        if self.read_since_start > RESTART_AFTER_BYTES:
-            self.read_since_start = 0
-            self._recover()
         return FileAnswers(path, sha, len(text), results, time.perf_counter() - started)
 
-    def ask_text(self, text: str, stages: list[str]) -> dict[str, dict[str, Any]]:
+    def ask_text(self, text: str, stages: list[str],
+                 options: Mapping[str, Any] | None = None) -> dict[str, dict[str, Any]]:
         """Every stage at once; if Pi hangs or crashes, each stage again on its own, so the
-        stages it does answer keep their answer and the others say how Pi misbehaved."""
+        stages it does answer keep their answer and the others say how Pi misbehaved.
+        ``options``: the run options (default: the oracle's, for its stages)."""
         try:
-            return self._ask(text, stages, self.stage_timeout * max(1, len(stages)))
+            return self._ask(text, stages, self.stage_timeout * max(1, len(stages)), options)
         except ImplementationError:
             self._recover()
         if len(stages) == 1:
-            return {stages[0]: self._misbehaved(text, stages[0])}
+            return {stages[0]: self._misbehaved(text, stages[0], options)}
         results: dict[str, dict[str, Any]] = {}
         for stage in stages:
-            results[stage] = self._misbehaved(text, stage)
+            results[stage] = self._misbehaved(text, stage, options)
         return results
 
-    def _misbehaved(self, text: str, stage: str) -> dict[str, Any]:
+    def ask_bytes(self, session: bytes, stages: list[str],
+                  options: Mapping[str, Any] | None = None) -> dict[str, dict[str, Any]]:
+        """``ask_text`` for a session's bytes (as the runner read them), restarting Pi
+        after it has read ``RESTART_AFTER_BYTES`` (V8 keeps the heap it grew)."""
+        results = self.ask_text(session.decode("utf-8", errors="replace"), stages, options)
+        self.read_since_start += len(session)
+        if self.read_since_start > RESTART_AFTER_BYTES:
+            self.read_since_start = 0
+            self._recover()
+        return results
+
+    def _misbehaved(self, text: str, stage: str,
+                    options: Mapping[str, Any] | None = None) -> dict[str, Any]:
         try:
-            return self._ask(text, [stage], self.stage_timeout)[stage]
+            return self._ask(text, [stage], self.stage_timeout, options)[stage]
         except ImplementationError as exc:
             self._recover()
             detail = str(exc)
@@ -202,7 +221,8 @@ class ReferenceOracle:
         (a hung or crashed process is already killed by the failed run)."""
         self.needs_restart = True
 
-    def _ask(self, text: str, stages: list[str], timeout: float) -> dict[str, dict[str, Any]]:
+    def _ask(self, text: str, stages: list[str], timeout: float,
+             options: Mapping[str, Any] | None = None) -> dict[str, dict[str, Any]]:
         if self.needs_restart:
             self.needs_restart = False
             with contextlib.suppress(ConformanceError):  # then the run below says it crashed
@@ -212,7 +232,8 @@ class ReferenceOracle:
         path.write_text(text, encoding="utf-8")
         try:
             request = protocol.run_request(seq, "reference.session", (), str(path), text,
-                                           stages, self.options)
+                                           stages, dict(options if options is not None
+                                                        else self.options))
             answer = self.impl.run(request, timeout)
         finally:
             path.unlink(missing_ok=True)

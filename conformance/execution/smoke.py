@@ -14,9 +14,11 @@ from dataclasses import dataclass
 from conformance.corpus.cases import Case, Corpus
 from conformance.corpus.stages import inputs_of, stage_sort_key
 from conformance.errors import ImplementationError
+from conformance.execution.executor import Watcher, opened
+from conformance.execution.plan import Limits, RunPlan
 from conformance.implementations.specs import resolve
 from conformance.implementations.transports import Implementation, PersistentImplementation
-from conformance.judging.runner import Runner, RunSettings, Selection, StageResult
+from conformance.judging.verdicts import StageResult
 
 
 @dataclass(frozen=True)
@@ -70,6 +72,14 @@ def inputs_check(fed: frozenset[str]) -> Check:
                  f"the goldens of {', '.join(sources)}")
 
 
+class _Collect(Watcher):
+    def __init__(self) -> None:
+        self.results: list[StageResult] = []
+
+    def result(self, result: StageResult) -> None:
+        self.results.append(result)
+
+
 def smoke(spec: str, corpus: Corpus, patterns: tuple[str, ...] = (),
           timeout: float = 30.0, bye_grace: float = 5.0) -> list[Check]:
     """Every check, in order; stops early only when nothing further can be checked.
@@ -103,13 +113,16 @@ def smoke(spec: str, corpus: Corpus, patterns: tuple[str, ...] = (),
         cases = tiny_cases(corpus, impl, patterns)
         if not cases:
             checks.append(Check("cases", False, "no case in the corpus fits what it claims"))
-        runner = Runner(corpus, RunSettings(timeout=timeout, max_restarts=len(cases),
-                                            validate_protocol=True))
-        for case in cases:
-            results: list[StageResult] = []
-            began = time.perf_counter()
-            runner.run([impl], [case], Selection(), results.append)
-            checks.append(_case_check(case, results, time.perf_counter() - began))
+        plan = RunPlan(spec, limits=Limits(timeout=timeout, max_restarts=len(cases),
+                                           validate_protocol=True))
+        collected = _Collect()
+        with opened(plan, corpus, [impl], watcher=collected) as execution:
+            for case in cases:
+                collected.results = []
+                began = time.perf_counter()
+                execution.run_cases([case])
+                checks.append(_case_check(case, collected.results,
+                                          time.perf_counter() - began))
         if isinstance(impl, PersistentImplementation) and impl.connection is not None:
             connection, impl.connection = impl.connection, None
             exited = connection.close(grace=bye_grace)
