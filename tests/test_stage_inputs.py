@@ -11,7 +11,7 @@ from conformance.corpus.cases import Corpus
 from conformance.corpus.goldens import read_golden
 from conformance.corpus.selection import Selection
 from conformance.corpus.stages import ALL_STAGES, STAGE_INPUTS, inputs_of
-from conformance.errors import ImplementationError
+from conformance.errors import CorpusError, ImplementationError
 from conformance.implementations import protocol
 
 
@@ -45,8 +45,10 @@ def test_fed_stages_get_their_feeding_goldens_and_others_none(corpus, fake, tmp_
     assert all(line["inputs"] is None for line in recorded(tmp_path / "b.jsonl"))
 
 
-def test_a_case_without_the_feeding_golden_skips_the_fed_stage_with_the_reason(
-        corpus_dir, fake, tmp_path):
+def test_a_case_without_the_feeding_golden_is_a_corpus_error_naming_it(corpus_dir, fake,
+                                                                        tmp_path):
+    """Never a silent skip: the user sees which case lacks which input, before anything runs
+    (``corpus check`` refuses such a case too: Corpus.lint_inputs)."""
     case_dir = next((corpus_dir / "cases").rglob("case.toml")).parent
     meta = case_dir / "case.toml"
     meta.write_text(meta.read_text().replace("features =", 'stages = ["prompt", '
@@ -56,12 +58,19 @@ def test_a_case_without_the_feeding_golden_skips_the_fed_stage_with_the_reason(
             golden.unlink()
     corpus = Corpus(corpus_dir)
     record = tmp_path / "requests.jsonl"
-    outcome = run_spec(corpus, fake("input_recorder", "--record", str(record),
-                                    "--inputs", "request.openai-completions"))
-    case = corpus.load_case(case_dir)
+    spec = fake("input_recorder", "--record", str(record), "--inputs",
+                "request.openai-completions")
+    with pytest.raises(CorpusError, match=r"request.openai-completions is claimed given its "
+                       r"input, but the case has no golden for llm") as raised:
+        run_spec(corpus, spec)
+    assert raised.value.path == meta
+    assert not record.exists() or record.read_text() == ""  # nothing was asked
+    withheld = meta.read_text() + 'withheld_inputs = ["llm"]\n'
+    meta.write_text(withheld)
+    outcome = run_spec(Corpus(corpus_dir), spec)
+    case = Corpus(corpus_dir).load_case(case_dir)
     skipped = outcome.by_key[(case.id, "request.openai-completions")]
-    assert skipped.status == "skip"
-    assert "no golden for llm" in skipped.message
+    assert skipped.status == "skip" and "withholds the golden of llm" in skipped.message
     assert outcome.by_key[(case.id, "prompt")].status == "pass"
 
 

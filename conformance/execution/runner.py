@@ -29,6 +29,7 @@ from conformance.corpus.selection import Selection
 from conformance.corpus.stages import inputs_of
 from conformance.errors import (
     ConformanceError,
+    CorpusError,
     ImplementationError,
     ProtocolViolation,
     RunFailed,
@@ -139,20 +140,6 @@ def plan(hello: protocol.Hello, cases: Iterable[Case], selection: Selection) -> 
     return planned
 
 
-def _without_absent_inputs(item: Planned, fed: frozenset[str], goldens: GoldenSource) -> Planned:
-    absent = {stage: [s for s in inputs_of(stage) if not goldens.has(item.case, s)]
-              for stage in item.ask if stage in fed}
-    if not any(absent.values()):
-        return item
-    skipped = [StageResult(item.case.id, stage, "skip",
-                           f"claimed given its input, but this case has no golden for "
-                           f"{', '.join(absent[stage])}; it is judged for implementations "
-                           "that read the session", outcome=item.case.outcome)
-               for stage in item.ask if absent.get(stage)]
-    return Planned(item.case, tuple(s for s in item.ask if not absent.get(s)),
-                   (*item.skipped, *skipped))
-
-
 class _RestartBudget:
     """The restart cap, shared by all workers of a run.
 
@@ -204,14 +191,22 @@ class Runner:
                                                    for source in inputs_of(stage))]))
 
     def prepare(self, planned: Sequence[Planned], fed: frozenset[str]) -> list[Planned]:
-        """``planned``, every golden it needs checked before the run (a missing or broken one
-        is a CorpusError naming it, never a skip). A stage claimed given its input, on a case
-        that records no golden for that input, is skipped with the reason: the input cannot
-        be given, and the stage is still judged for implementations that read the session."""
-        ready = [_without_absent_inputs(item, fed, self.goldens) for item in planned]
-        self.goldens.check((item.case, stage) for item in ready
+        """``planned``, every golden it needs checked before the run: a missing or broken one
+        (an asked stage's, or an input's) is a CorpusError naming it, never a skip. An input a
+        case withholds (``withheld_inputs``) was skipped by ``plan`` already."""
+        for item in planned:
+            for stage in item.ask:
+                if stage not in fed:
+                    continue
+                absent = [s for s in inputs_of(stage) if not self.goldens.has(item.case, s)]
+                if absent:
+                    raise CorpusError(
+                        f"{item.case.id}: {stage} is claimed given its input, but the case has "
+                        f"no golden for {', '.join(absent)} (add the stage to the case, or "
+                        "declare it in withheld_inputs)", path=item.case.metadata_path)
+        self.goldens.check((item.case, stage) for item in planned
                            for stage in self.needed(item, fed))
-        return [item for item in ready if item.results]
+        return list(planned)
 
     # -- running --------------------------------------------------------------------------
 
