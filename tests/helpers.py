@@ -12,6 +12,7 @@ from typing import Any
 from conformance.corpus.cases import Case, Corpus
 from conformance.corpus.selection import Selection
 from conformance.corpus.shards import Shard
+from conformance.corpus.stages import DEFAULT_STAGES
 from conformance.execution import executor
 from conformance.execution.executor import RunOutcome, Watcher, opened
 from conformance.execution.goldens import CorpusGoldens
@@ -150,3 +151,8 @@ def sigint_as_default() -> None:
     """For ``Popen(preexec_fn=...)``: a child started from a shell's background job inherits
     SIGINT ignored, and a test that interrupts it would then see no interruption at all."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+#: A ``[scope]`` covering every default stage whole: for a test case given an outcome class
+#: whose verdicts the test expects on every stage.
+EVERY_STAGE = "[scope]\n" + "".join(f'"{stage}" = ["$"]\n' for stage in DEFAULT_STAGES)

@@ -68,7 +68,8 @@ def record(root: Path, name: str, cases: list[str], checked: str) -> None:
 
 
 CONTRADICTS = ('features = ["basic"]\nstages = ["entries"]\noutcome = "pi-contradicts-docs"\n'
-               'discrepancy = "leaf"\nreason = "the docs say k3, Pi says l1"\n')
+               'discrepancy = "leaf"\nreason = "the docs say k3, Pi says l1"\n'
+               '[scope]\nentries = ["$.entries"]\n')
 
 
 def lint_case(tmp_path: Path, body: str, records: dict[str, list[str]] | None = None) -> str:
@@ -136,3 +137,23 @@ def test_a_stage_whose_input_the_case_lacks_is_reported_unless_withheld(tmp_path
 def test_every_shipped_case_has_its_stages_inputs_or_withholds_them():
     corpus = Corpus()
     assert [p.describe() for case in corpus.cases for p in corpus.lint_inputs(case)] == []
+
+
+def test_an_outcome_class_without_a_scope_is_refused(tmp_path: Path):
+    """A class covers what its record concerns, never a whole case by default."""
+    found = lint_case(tmp_path, 'features = ["basic"]\nstages = ["entries"]\n'
+                                'outcome = "implementation-defined"\n')
+    assert "'scope' is a required property" in found
+    required = lint_case(tmp_path / "2", 'features = ["basic"]\nstages = ["entries"]\n'
+                                         '[scope]\nentries = ["$"]\n')
+    assert "should not be valid" in required  # a scope without a class means nothing
+
+
+def test_a_scope_names_stages_of_the_case_and_json_paths(tmp_path: Path):
+    found = lint_case(tmp_path, 'features = ["basic"]\nstages = ["entries"]\n'
+                                'outcome = "implementation-defined"\n[scope]\nstats = ["$"]\n')
+    assert "scope names stats, which the case does not have (its stages: entries)" in found
+    bad_path = lint_case(tmp_path / "2", 'features = ["basic"]\nstages = ["entries"]\n'
+                                         'outcome = "implementation-defined"\n'
+                                         '[scope]\nentries = ["entries"]\n')
+    assert "invalid metadata at scope.entries.0" in bad_path

@@ -20,10 +20,11 @@ def corpus(tmp_path: Path) -> Corpus:
     return Corpus(write_corpus(tmp_path, CLAUSES, {
         "area/a": 'features = ["basic"]\nclauses = ["demo/one", "demo/two"]\n',
         "area/b": 'features = ["basic"]\nclauses = ["demo/one"]\n'
-                  'outcome = "implementation-defined"\nstages = ["entries", "branch"]\n',
+                  'outcome = "implementation-defined"\nstages = ["entries", "branch"]\n'
+                  '[scope]\nbranch = ["$.path"]\n',
         "area/c": 'features = ["basic"]\nclauses = ["demo/ghost"]\n'
                   'outcome = "reference-misbehaves"\n'
-                  'stages = ["context", "request.openai-responses"]\n',
+                  'stages = ["context", "request.openai-responses"]\n[scope]\ncontext = ["$"]\n',
     }))
 
 

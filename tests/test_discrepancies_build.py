@@ -25,8 +25,8 @@ def workspace(tmp_path_factory):
     # reports as-documented, never as a failure to draft: judged as required here, they fail
     # like any wrong answer, which is what the drafting machinery needs to be tested on.
     for meta in (root / "corpus" / "cases" / "discrepancy").glob("*/case.toml"):
-        meta.write_text(re.sub(r'^(outcome|discrepancy) = .*\n', "", meta.read_text(),
-                               flags=re.M))
+        required = re.sub(r'^(outcome|discrepancy) = .*\n', "", meta.read_text(), flags=re.M)
+        meta.write_text(re.sub(r'^\[scope\]\n(?:[^\[\n].*\n?)*', "", required, flags=re.M))
     (root / "reports").mkdir()
     result = CliRunner().invoke(main, [
         "run", "--impl", "python:tests.fake_branch_impl:buggy", "--corpus", str(root / "corpus"),

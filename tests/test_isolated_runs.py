@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from conftest import FAKES
-from helpers import drive, runner_for
+from helpers import EVERY_STAGE, drive, runner_for
 
 from conformance.implementations import protocol
 from conformance.implementations.transports import PersistentImplementation
@@ -79,7 +79,7 @@ def test_cases_where_pi_misbehaves_run_beside_the_others_never_holding_a_worker_
 
     for name in ("alpha", "beta"):
         meta = corpus_dir / "cases" / "small" / name / "case.toml"
-        meta.write_text(meta.read_text() + 'outcome = "reference-misbehaves"\n')
+        meta.write_text(meta.read_text() + 'outcome = "reference-misbehaves"\n' + EVERY_STAGE)
     corpus = Corpus(corpus_dir)
     impl = PersistentImplementation(
         "fake", [sys.executable, str(FAKES / "hanging.py"), str(corpus_dir),

@@ -20,13 +20,14 @@ REJECTED = {"rejected": {"message": "Unexpected token 'o', \"not-json\" is not v
 
 
 def case(outcome: str, **extra: Any) -> Case:
+    scope = extra.pop("scope", {"context": ("$",)} if outcome != "required" else {})
     return Case(id="x.y", title="t", directory=Path("/nowhere"), features=("f",),
-                outcome=outcome, **extra)
+                outcome=outcome, scope=scope, **extra)
 
 
-def verdict(outcome: str, golden: dict, answer: dict, **extra: Any):
-    return judge(case(outcome, **extra), "context", parse_answer(answer),
-                 Golden("context", golden, {}))
+def verdict(outcome: str, golden: dict, answer: dict, stage: str = "context", **extra: Any):
+    return judge(case(outcome, **extra), stage, parse_answer(answer),
+                 Golden(stage, golden, {}))
 
 
 CONTRADICTS = {"discrepancy": "branch-summary-empty-dropped", "reason": "r"}
@@ -75,6 +76,85 @@ def test_where_pi_misbehaves_the_verdict_never_depends_on_the_answer(golden, ans
     assert "not judged" in result.message
 
 
+CLASSES = [("pi-contradicts-docs", CONTRADICTS, "as-documented"),
+           ("implementation-defined", {}, "info"),
+           ("pi-throws-on-valid-input", {"reason": "r"}, "as-documented"),
+           ("reference-misbehaves", {}, "info")]
+# What each class forgives inside its scope: a different output, or for Pi throwing on
+# valid input, an answer where Pi rejects; where Pi misbehaves, anything.
+FORGIVEN = {"pi-contradicts-docs": (OUTPUT, OTHER), "implementation-defined": (OUTPUT, OTHER),
+            "pi-throws-on-valid-input": (REJECTED, OUTPUT),
+            "reference-misbehaves": ({"misbehaved": {"kind": "timeout", "detail": "d"}}, OTHER)}
+
+
+@pytest.mark.parametrize(("outcome", "extra", "status"), CLASSES)
+def test_a_class_applies_inside_its_scope(outcome, extra, status):
+    golden, answer = FORGIVEN[outcome]
+    assert verdict(outcome, golden, answer, **extra).status == status
+
+
+@pytest.mark.parametrize(("outcome", "extra", "status"), CLASSES)
+def test_a_planted_difference_on_a_stage_outside_the_scope_fails(outcome, extra, status):
+    """A wrong max_tokens on a request stage of a case whose class concerns the context."""
+    golden = {"output": {"max_tokens": 4096, "messages": []}}
+    wrong = {"output": {"max_tokens": 1024, "messages": []}}
+    result = verdict(outcome, golden, wrong, stage="request.anthropic-messages", **extra)
+    assert result.status == "fail", result
+    assert "does not cover this (request.anthropic-messages is outside it" in result.message
+    assert [d.path for d in result.differences] == ["$.max_tokens"]
+    assert verdict(outcome, golden, golden, stage="request.anthropic-messages",
+                   **extra).status == "pass"
+
+
+@pytest.mark.parametrize(("outcome", "extra", "status"),
+                         [c for c in CLASSES if c[0] in ("pi-contradicts-docs",
+                                                        "implementation-defined")])
+def test_a_difference_on_a_path_outside_a_scoped_stage_fails(outcome, extra, status):
+    """The class concerns $.totalMessages of stats: a wrong token count there still fails,
+    and so does a rejection (the whole stage is not in scope)."""
+    scope = {"stats": ("$.totalMessages",)}
+    golden = {"output": {"totalMessages": 4, "tokens": {"input": 10}}}
+    docs = {"output": {"totalMessages": 2, "tokens": {"input": 10}}}
+    wrong = {"output": {"totalMessages": 2, "tokens": {"input": 11}}}
+    assert verdict(outcome, golden, docs, stage="stats", scope=scope, **extra).status == status
+    result = verdict(outcome, golden, wrong, stage="stats", scope=scope, **extra)
+    assert result.status == "fail" and "1 of them outside it, first at $.tokens.input" \
+        in result.message
+    rejected = verdict(outcome, golden, REJECTED, stage="stats", scope=scope, **extra)
+    assert rejected.status == "fail" and "the whole stage is not" in rejected.message
+
+
+def test_list_indices_in_a_scope_match_any_index_and_cover_what_is_under_them():
+    from conformance.judging.scope import covers
+
+    assert covers(["$.entries[*].firstKeptEntryId"], "$.entries[3].firstKeptEntryId")
+    assert not covers(["$.entries[*].firstKeptEntryId"], "$.entries[3].id")
+    assert covers(["$.messages"], "$.messages[1].content[0].text")
+    assert not covers(["$.messages"], "$.messagesCount")
+    assert covers(["$"], "$.anything[2]")
+
+
+def test_where_pi_misbehaves_on_one_stage_the_others_it_answers_are_required():
+    """branch.parent-cycle: Pi loops on the branch, but loads the entries."""
+    entries = {"output": {"entries": [{"id": "p1"}, {"id": "p2"}]}}
+    dropped = {"output": {"entries": [{"id": "p1"}]}}
+    result = verdict("reference-misbehaves", entries, dropped, stage="entries",
+                     scope={"branch": ("$",)})
+    assert result.status == "fail"
+
+
+def test_every_shipped_case_with_a_class_scopes_it_to_stages_it_has():
+    from conformance.corpus.cases import Corpus
+
+    corpus = Corpus()
+    classed = [c for c in corpus.cases if c.outcome != "required"]
+    assert len(classed) >= 26 and all(c.scope for c in classed)
+    assert [p.describe() for c in classed for p in corpus.lint_scope(c)] == []
+    # No class covers a whole case any more where Pi's answers show otherwise.
+    assert sum(set(c.scope) == set(c.stages) and all(v == ("$",) for v in c.scope.values())
+               for c in classed) <= 2  # parse.utf8-bom: Pi rejects the whole file
+
+
 def test_a_run_shows_as_documented_in_every_renderer_and_the_matrix(corpus_dir: Path, fake):
     from helpers import run_spec
     from report_fixtures import build
@@ -86,7 +166,8 @@ def test_a_run_shows_as_documented_in_every_renderer_and_the_matrix(corpus_dir: 
 
     meta = corpus_dir / "cases" / "small" / "alpha" / "case.toml"
     meta.write_text(meta.read_text() + 'outcome = "pi-contradicts-docs"\ndiscrepancy = "demo"\n'
-                    'reason = "the docs say system, Pi says otherwise"\n')
+                    'reason = "the docs say system, Pi says otherwise"\n'
+                    '[scope]\ncontext = ["$.messages"]\n')
     (corpus_dir / "discrepancies").mkdir()
     (corpus_dir / "discrepancies" / "demo.toml").write_text(
         'id = "demo"\ncases = ["small.alpha"]\n[check]\ncase = "small.alpha"\n')

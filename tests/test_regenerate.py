@@ -20,7 +20,8 @@ def make_corpus(root: Path, outcome: str) -> Corpus:
     (case / "session.jsonl").write_text('{"type":"session","version":3,"id":"s"}\n')
     (case / "case.toml").write_text(
         'id = "branch.loop"\ntitle = "t"\nfeatures = ["f"]\n'
-        f'outcome = "{outcome}"\nstages = ["entries", "branch", "context"]\n')
+        f'outcome = "{outcome}"\nstages = ["entries", "branch", "context"]\n'
+        + ('[scope]\nbranch = ["$"]\ncontext = ["$"]\n' if outcome != "required" else ""))
     return Corpus(root)
 
 

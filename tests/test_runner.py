@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from helpers import drive, live_group_members, run_spec, runner_for
+from helpers import EVERY_STAGE, drive, live_group_members, run_spec, runner_for
 
 from conformance.corpus.selection import Selection
 from conformance.corpus.stages import DEFAULT_STAGES
@@ -262,7 +262,7 @@ def test_hanging_where_pi_itself_misbehaves_is_info_and_spends_no_restart(corpus
 
     monkeypatch.setattr(runner_module, "MISBEHAVING_TIMEOUT", 0.5)
     meta = corpus_dir / "cases" / "small" / "beta" / "case.toml"
-    meta.write_text(meta.read_text() + 'outcome = "reference-misbehaves"\n')
+    meta.write_text(meta.read_text() + 'outcome = "reference-misbehaves"\n' + EVERY_STAGE)
     spec = fake("hanging", "--on", "small.beta", "--on", "small.gamma")
     started = time.monotonic()
     outcome = run_spec(Corpus(corpus_dir), spec, timeout=1.5, max_restarts=0)

@@ -90,6 +90,9 @@ class Case:
     generated: GeneratedSession | None = None
     # Feeding stages whose golden the case does not commit (too large): see the schema.
     withheld_inputs: tuple[str, ...] = ()
+    # What the outcome class concerns: stage -> JSON paths (judging/scope.py); required
+    # everywhere else. Empty for a required case.
+    scope: dict[str, tuple[str, ...]] = field(default_factory=dict, compare=False, hash=False)
     # The session, when it lives outside the case directory: a user's file (compare), a
     # generated session (fuzz), a shrink candidate. Read, never written.
     input_file: Path | None = None
@@ -304,6 +307,7 @@ class Corpus:
             source=meta.get("source", ""),
             generated=generated,
             withheld_inputs=tuple(meta.get("withheld_inputs", ())),
+            scope={stage: tuple(paths) for stage, paths in meta.get("scope", {}).items()},
         )
 
     def _metadata(self, meta_path: Path) -> dict[str, Any]:
@@ -422,6 +426,18 @@ class Corpus:
                 path=case.metadata_path, line=_key_line(case.metadata_path, "withheld_inputs")))
         return problems
 
+    @staticmethod
+    def lint_scope(case: Case) -> list[CorpusError]:
+        """An outcome class's scope names stages of the case (the schema requires a scope
+        with every class but ``required``, and refuses one without)."""
+        strays = [stage for stage in case.scope if stage not in case.stages]
+        if not strays:
+            return []
+        return [CorpusError(
+            f"scope names {', '.join(strays)}, which the case does not have (its stages: "
+            f"{', '.join(case.stages)})", path=case.metadata_path,
+            line=_key_line(case.metadata_path, "scope"))]
+
     def lint_records(self, cases: list[Case]) -> list[CorpusError]:
         """The case a discrepancy record checks is where Pi contradicts its docs: its outcome
         must say so, or an implementation that follows the docs there fails like a wrong one."""
@@ -470,6 +486,7 @@ class Corpus:
                         path=case.metadata_path))
             problems.extend(self.lint_outcome(case))
             problems.extend(self.lint_inputs(case))
+            problems.extend(self.lint_scope(case))
             if "events" in case.stages and not case.events_path.is_file():
                 problems.append(CorpusError(
                     "the case has the events stage but no events.jsonl", path=case.directory))

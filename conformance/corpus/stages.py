@@ -48,6 +48,36 @@ STAGE_INPUTS: dict[str, tuple[str, ...]] = {
 }
 
 
+#: What each stage is computed from, by meaning rather than by the goldens a port is fed
+#: (``STAGE_INPUTS``): the active path (``branch``) decides the conversation (``context``),
+#: which the request projection, the provider messages and, through them, the system prompt
+#: and every provider request follow. A difference on a stage can show again on every stage
+#: that follows it (``following``): an outcome class's scope names them (docs/corpus.md).
+FOLLOWS_FROM: dict[str, tuple[str, ...]] = {
+    "branch": ("entries",),
+    "context": ("branch",),
+    "projection": ("context",),
+    "llm": ("context",),
+    "prompt": ("llm",),
+    "stats": ("entries",),
+    **{stage: ("llm", "prompt") for stage in REQUEST_STAGES},
+    **{WIRE_PREFIX + api: (REQUEST_PREFIX + api,) for api in APIS},
+}
+
+
+def following(stage: str, among: Sequence[str] = DEFAULT_STAGES) -> tuple[str, ...]:
+    """The stages of ``among`` that follow from ``stage``, directly or not, in stage order."""
+    found: set[str] = set()
+    frontier = [stage]
+    while frontier:
+        current = frontier.pop()
+        for later, sources in FOLLOWS_FROM.items():
+            if current in sources and later not in found:
+                found.add(later)
+                frontier.append(later)
+    return tuple(s for s in among if s in found)
+
+
 def api_of(stage: str) -> str | None:
     """The API id of a ``request.<api>`` or ``wire.<api>`` stage, else None."""
     for prefix in (REQUEST_PREFIX, WIRE_PREFIX):

@@ -6,12 +6,14 @@ class. Pure: no process, no file but the golden it is handed (``Runner`` in
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from typing import Any
 
 from conformance.corpus.answers import Answer, Failed, Misbehaved, Output, Rejected, Skipped
 from conformance.corpus.cases import Case
 from conformance.corpus.goldens import Golden
 from conformance.judging.comparison import Difference, differences, identical, output_paths
+from conformance.judging.scope import in_scope, outside
 from conformance.judging.verdicts import ErrorKind, StageResult, Status
 
 _ABSENT = object()
@@ -61,7 +63,8 @@ def judge(case: Case, stage: str, answer: Answer, golden: Golden,
     if isinstance(answer, Skipped):
         return verdict("skip", f"the implementation skipped it: {answer.reason}",
                        actual_kind="skipped")
-    if case.outcome == "reference-misbehaves" or isinstance(pi, Misbehaved):
+    if isinstance(pi, Misbehaved) or (case.outcome == "reference-misbehaves"
+                                      and stage in case.scope):
         how = pi.how if isinstance(pi, Misbehaved) else pi.kind
         return verdict("info", f"Pi itself misbehaves here ({how}); the answer is not judged",
                        actual_kind=answer.kind)
@@ -89,7 +92,7 @@ def judge(case: Case, stage: str, answer: Answer, golden: Golden,
             message = (message + "; " if message else "") + \
                 "partial claim, compared only " + ", ".join(fields)
     if status == "fail":
-        status, message = reclassify(case, pi.kind, answer.kind, message)
+        status, message = reclassify(case, stage, pi.kind, answer.kind, message, found)
     return verdict(status, message, tuple(found), actual_kind=answer.kind)
 
 
@@ -104,15 +107,26 @@ def failure(case: Case, stage: str, golden: Golden | None, message: str,
                        actual_kind="error", error_kind=kind)
 
 
-def reclassify(case: Case, expected_kind: str, actual_kind: str,
-               message: str) -> tuple[Status, str]:
-    """What an answer that differs from Pi means, by the case's outcome class.
+def reclassify(case: Case, stage: str, expected_kind: str, actual_kind: str, message: str,
+               found: Sequence[Difference] = ()) -> tuple[Status, str]:
+    """What an answer that differs from Pi means, by the case's outcome class, where the
+    class applies (its ``[scope]``: judging/scope.py); everywhere else it is a failure.
 
     Pi's docs give no second golden, so "follows the docs" is decided by this rule alone:
     where Pi throws on input its docs call valid, answering the input instead is
     ``as-documented``; where Pi contradicts its docs, any answer that differs from Pi is
     ``as-documented``, its differences shown (docs/corpus.md, "Outcome classes").
     """
+    if case.outcome == "required":
+        return "fail", message
+    paths = case.scope.get(stage)
+    if not in_scope(paths, found):
+        left = outside(paths, found)
+        where = (f"{len(left)} of them outside it, first at {left[0].path}" if found and paths
+                 else f"{stage} is outside it" if paths is None else "the whole stage is not")
+        return "fail", (f"{message}; the case's outcome class ({case.outcome}) does not "
+                        f"cover this ({where}: its scope is "
+                        f"{', '.join(sorted(case.scope)) or 'empty'})")
     if case.outcome == "implementation-defined":
         return "info", message
     if case.outcome == "pi-contradicts-docs":
