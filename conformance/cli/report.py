@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from conformance.cli import options
-from conformance.cli.support import EXIT_FAILED, friendly_errors, stderr
+from conformance.cli.support import friendly_errors, stderr, verdict_exit_code
 
 
 @click.group("report")
@@ -40,4 +40,4 @@ def merge(paths: tuple[Path, ...], output: Path | None) -> None:
                 sys.stdout.buffer.write(path.read_bytes())
     stderr().print(f"merged {len(paths)} shard(s): {len(merged.results)} result(s)"
                    + (f" -> {output}" if output else ""))
-    sys.exit(EXIT_FAILED if merged.failed() else 0)
+    sys.exit(verdict_exit_code(merged))

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from conformance.cli import options
-from conformance.cli.support import EXIT_FAILED, friendly_errors
+from conformance.cli.support import EXIT_FAILED, friendly_errors, verdict_exit_code
 from conformance.errors import ConformanceError
 from conformance.reporting.formats import FORMATS
 
@@ -111,7 +111,7 @@ def render(report_path: Path, output_format: str, output: Path | None) -> None:
     else:
         render_stdout(report, output_format)
     say_interrupted(report, report_path)
-    sys.exit(EXIT_FAILED if report.failed() else 0)
+    sys.exit(verdict_exit_code(report))
 
 
 @click.command("diff")

@@ -87,6 +87,14 @@ def friendly_errors() -> Iterator[None]:
         sys.exit(interrupted_exit_code())
 
 
+def verdict_exit_code(report: Report) -> int:
+    """What a command that reads a stored report (render, merge) exits with: 1 failed (an
+    interrupted run included), 5 nothing judged, else 0."""
+    if report.failed():
+        return EXIT_FAILED
+    return EXIT_NOTHING_JUDGED if report.nothing_judged else 0
+
+
 def exit_code(report: Report) -> int:
     """What a command that judged exits with: 130/143 interrupted, 1 failed, 5 nothing
     judged (every result skipped, without --allow-empty), else 0."""

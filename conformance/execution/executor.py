@@ -126,13 +126,13 @@ class Execution:
             return None
         if self.writer.footer is not None:
             return self.writer.footer
-        # A shard that holds no case is not an empty run: the merged report is judged whole
-        # (docs/sharding.md: a shard may be empty, and still writes a complete report).
-        empty_shard = self.plan.shard is not None and self.writer.tally.results == 0
+        # A shard is not judged empty on its own (it may hold no case, or only cases its
+        # implementation skips): the merged report is, by report merge (docs/sharding.md).
+        shard = self.plan.shard is not None
         universe = self.universe if self.universe is not None else self.runner.corpus.cases
         return self.writer.close(self.baseline.unmatched(universe),
                                  interrupted=interrupted,
-                                 allow_empty=self.plan.allow_empty or empty_shard)
+                                 allow_empty=self.plan.allow_empty or shard)
 
 
 @contextlib.contextmanager

@@ -1,10 +1,10 @@
 """The differential fuzzer: generated sessions through an implementation and the reference.
 
 Hypothesis draws sessions from the public strategies (``strategies``), each one goes to the
-implementation and to the real Pi at once, and every stage both answer is compared with the
-runner's own rules (``compare.differences`` after ``normalize``). A disagreement is an
-exception for Hypothesis, which then shrinks the session to a small one that still
-disagrees in the same way (same stage, same kind, same place). Each distinct disagreement
+implementation and to the real Pi at once, and judged as a run judges a case
+(``execution.sessions.SessionJudge``: the same inputs, volatile paths and verdicts). A
+disagreement is an exception for Hypothesis, which then shrinks the session to a small one
+that still disagrees in the same way (same stage, same kind, same place). Each distinct disagreement
 is written as a candidate case directory: ``case.toml`` and ``session.jsonl``, no goldens;
 ``pi-conformance corpus promote`` turns one into a corpus case with goldens from the reference.
 
