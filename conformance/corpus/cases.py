@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from conformance import jsonio
 from conformance._paths import SCHEMA_DIR, corpus_root
 from conformance.corpus.generated import GeneratedSession
+from conformance.corpus.metadata import CaseMetadata
 from conformance.corpus.metadata_cache import MetadataCache, digest
 from conformance.corpus.stages import ALL_STAGES, DEFAULT_STAGES, api_of, inputs_of
 from conformance.errors import CorpusError
@@ -283,31 +284,30 @@ class Corpus:
     def load_case(self, directory: Path) -> Case:
         meta_path = directory / "case.toml"
         _check_case_files(directory)
-        meta = self._metadata(meta_path)
-        generated = (GeneratedSession.from_table(meta["generate"], meta_path)
-                     if "generate" in meta else None)
+        meta = CaseMetadata.from_table(self._metadata(meta_path))
+        generated = (GeneratedSession.from_table(dict(meta.generate), meta_path)
+                     if meta.generate else None)
         if generated is None and not (directory / "session.jsonl").is_file():
             raise CorpusError("the case has no session.jsonl", path=directory)
         if generated is not None and (directory / "session.jsonl").is_file():
             raise CorpusError("a [generate] case has no session.jsonl: its session is built "
                               "from the seed", path=directory / "session.jsonl")
-        stages = meta.get("stages")
         return Case(
-            id=meta["id"],
-            title=meta["title"],
+            id=meta.id,
+            title=meta.title,
             directory=directory,
-            features=tuple(meta["features"]),
-            clauses=tuple(meta.get("clauses", ())),
-            description=meta.get("description", ""),
-            outcome=meta.get("outcome", "required"),
-            reason=meta.get("reason", ""),
-            discrepancy=meta.get("discrepancy", ""),
-            declared_stages=tuple(stages) if stages is not None else None,
-            options=meta.get("options", {}),
-            source=meta.get("source", ""),
+            features=meta.features,
+            clauses=meta.clauses,
+            description=meta.description,
+            outcome=meta.outcome,
+            reason=meta.reason,
+            discrepancy=meta.discrepancy,
+            declared_stages=meta.stages,
+            options=dict(meta.options),
+            source=meta.source,
             generated=generated,
-            withheld_inputs=tuple(meta.get("withheld_inputs", ())),
-            scope={stage: tuple(paths) for stage, paths in meta.get("scope", {}).items()},
+            withheld_inputs=meta.withheld_inputs,
+            scope=dict(meta.scope),
         )
 
     def _metadata(self, meta_path: Path) -> dict[str, Any]:

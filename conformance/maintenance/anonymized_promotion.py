@@ -16,10 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import tomli_w
-
 from conformance import jsonio
 from conformance.corpus.cases import Case, Corpus
+from conformance.corpus.metadata import CaseMetadata
 from conformance.corpus.stages import stage_sort_key
 from conformance.errors import ConformanceError
 from conformance.execution.reference_goldens import ReferenceGoldens
@@ -103,13 +102,12 @@ def promote_anonymized(candidate: Path, corpus: Corpus, requested_id: str | None
         staged = Path(scratch) / candidate.name
         staged.mkdir()
         (staged / "session.jsonl").write_text(hidden, encoding="utf-8")
-        fresh = {"id": meta.get("id", f"{area}.{candidate.name}"),
-                 "title": str(meta.get("title") or "an implementation disagrees with Pi"),
-                 "description": "\n".join(lines),
-                 "features": meta.get("features") or ["generated"],
-                 "stages": list(stages), "source": kind, "anonymized": True}
-        if meta.get("outcome"):
-            fresh["outcome"] = meta["outcome"]
-        (staged / "case.toml").write_text(tomli_w.dumps(fresh), encoding="utf-8")
+        given = CaseMetadata.from_table(meta)
+        CaseMetadata(id=given.id or f"{area}.{candidate.name}",
+                     title=given.title or "an implementation disagrees with Pi",
+                     description="\n".join(lines), features=given.features or ("generated",),
+                     stages=tuple(stages), source=kind, anonymized=True,
+                     outcome=given.outcome, reason=given.reason,
+                     discrepancy=given.discrepancy, scope=given.scope).write(staged)
         case = promote(staged, corpus, requested_id, area)
     return Anonymized(case, before)

@@ -26,10 +26,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import tomli_w
-
 from conformance import __version__, jsonio
 from conformance.corpus.cases import Case, Corpus
+from conformance.corpus.metadata import CaseMetadata
 from conformance.corpus.stages import stage_sort_key
 from conformance.errors import ConformanceError
 from conformance.execution.executor import Watcher, opened
@@ -296,10 +295,9 @@ def write_candidate(out: Path, text: str, shows: dict[str, Signature], atom: Ato
     for stage in stages:
         lines.append(f"{stage}: " + "; ".join(f"{path} {kind}" for path, kind in
                                               signature_json(shows[stage])))
-    meta = {"id": f"{AREA}.{slug}", "title": f"{name} disagrees with Pi on " + ", ".join(stages),
-            "description": "\n".join(lines), "features": [FEATURE], "stages": stages,
-            "source": SOURCE}
-    (directory / "case.toml").write_text(tomli_w.dumps(meta), encoding="utf-8")
+    CaseMetadata(id=f"{AREA}.{slug}", title=f"{name} disagrees with Pi on " + ", ".join(stages),
+                 description="\n".join(lines), features=(FEATURE,), stages=tuple(stages),
+                 source=SOURCE).write(directory)
     (directory / CANDIDATE_FILE).write_text(jsonio.dumps_pretty({
         "source": SOURCE, "impl": impl_spec, "implementation": implementation,
         "made_for": {"stage": atom.stage, "path": atom.path, "kind": atom.kind},

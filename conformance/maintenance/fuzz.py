@@ -34,13 +34,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import tomli_w
 from hypothesis import Phase, given, settings
 from hypothesis.database import InMemoryExampleDatabase
 from hypothesis.errors import FlakyFailure
 from hypothesis.strategies import SearchStrategy
 
 from conformance.corpus.jsonpath import generalize
+from conformance.corpus.metadata import CaseMetadata
 from conformance.corpus.stages import SESSION_STAGES, stage_sort_key
 from conformance.errors import ConformanceError
 from conformance.execution.reference_goldens import ReferenceGoldens
@@ -376,13 +376,8 @@ def write_candidate(finding: Finding, out: Path, impl_name: str, command: str,
     lines = [f"Found by the differential fuzzer: {impl_name} disagrees with Pi.", ""]
     for stage, what in finding.stages.items():
         lines.append(f"{stage}: {what}")
-    meta = {
-        "id": f"fuzz.{slug}",
-        "title": f"{impl_name} disagrees with Pi on " + ", ".join(finding.stages),
-        "description": "\n".join(lines),
-        "features": [FEATURE],
-        "stages": stages,
-        "source": command,
-    }
-    (directory / "case.toml").write_text(tomli_w.dumps(meta), encoding="utf-8")
+    CaseMetadata(id=f"fuzz.{slug}",
+                 title=f"{impl_name} disagrees with Pi on " + ", ".join(finding.stages),
+                 description="\n".join(lines), features=(FEATURE,), stages=tuple(stages),
+                 source=command).write(directory)
     return directory

@@ -9,9 +9,8 @@ import shutil
 import tomllib
 from pathlib import Path
 
-import tomli_w
-
 from conformance.corpus.cases import Case, Corpus
+from conformance.corpus.metadata import CaseMetadata
 from conformance.errors import ConformanceError, CorpusError
 from conformance.maintenance.regenerate import regenerate
 
@@ -57,8 +56,7 @@ def promote(candidate: Path, corpus: Corpus, requested_id: str | None = None,
     destination.mkdir(parents=True)
     try:
         shutil.copyfile(session_path, destination / "session.jsonl")
-        (destination / "case.toml").write_text(tomli_w.dumps({**meta, "id": case_id}),
-                                               encoding="utf-8")
+        CaseMetadata.from_table(meta).with_id(case_id).write(destination)
         case = corpus.load_case(destination)
         unknown = [f for f in case.features if f not in corpus.features]
         if unknown:
