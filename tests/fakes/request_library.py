@@ -10,13 +10,15 @@ the system prompt): a test of the protocol's inputs, not a port of pi-ai, so it 
 Pi on most cases. Where Pi refused the session (the ``llm`` input is ``rejected``), it refuses
 every stage too, as protocol.md says.
 
-Usage: python request_library.py
+Usage: python request_library.py [--drop-max-tokens]. With ``--drop-max-tokens`` it has a
+planted bug beside its toy conversion: Anthropic request bodies lack ``max_tokens``.
 """
 
 import json
 import sys
 from urllib.parse import urlsplit
 
+DROP_MAX_TOKENS = "--drop-max-tokens" in sys.argv[1:]
 APIS = ("anthropic-messages", "openai-completions", "openai-responses", "google-generative-ai")
 STAGES = [f"{kind}.{api}" for api in APIS for kind in ("request", "wire")]
 HELLO = {
@@ -62,8 +64,11 @@ def chat_messages(messages, system):
 def body_for(api, model, messages, system):
     if api == "anthropic-messages":
         turns = [m for m in chat_messages(messages, "") if m["role"] in ("user", "assistant")]
-        return {"model": model["id"], "messages": turns, "max_tokens": model["maxTokens"],
+        body = {"model": model["id"], "messages": turns, "max_tokens": model["maxTokens"],
                 "stream": True, "system": [{"type": "text", "text": system}]}
+        if DROP_MAX_TOKENS:
+            del body["max_tokens"]
+        return body
     if api == "openai-completions":
         return {"model": model["id"], "messages": chat_messages(messages, system),
                 "stream": True, "max_completion_tokens": model["maxTokens"]}

@@ -2,8 +2,10 @@
 
 Records about Pi are evaluated against their goldens (or, with ``verify``, against a fresh run
 of the real Pi) and the docs in the installed package. Failures in reports are grouped into
-root causes; each gets a reproducer shrunk against the implementation and the reference, or the
-one already in the previous index when its inputs have not changed. With ``verify`` every
+root causes by reproduction (``causes.analyse``: one draft per independent defect, each with a
+reproducer shrunk against the implementation and the reference), by path where reproduction
+cannot reach; an implementation's drafts are reused from the previous index when its failures
+and their inputs have not changed. With ``verify`` every
 reproducer is run again and one that no longer shows its discrepancy is marked resolved with
 the version that fixed it, and counted as a problem.
 """
@@ -27,7 +29,7 @@ from conformance.execution.reference_goldens import ReferenceGoldens
 from conformance.execution.runner import Limits
 from conformance.execution.sessions import SessionJudge
 from conformance.implementations.specs import resolve
-from conformance.maintenance.discrepancies import drafts, grouping, records
+from conformance.maintenance.discrepancies import causes, drafts, grouping, records
 from conformance.maintenance.discrepancies.shipped_docs import DOCS_PACKAGE, ShippedDocs
 from conformance.maintenance.discrepancies.shrink import Atom, Oracle, shrink, verdict_signature
 
@@ -44,6 +46,7 @@ class Settings:
     verify: bool = False
     impl_specs: dict[str, str] = field(default_factory=dict)  # target key or name -> spec
     max_tests: int = 400
+    max_shrinks: int = 40  # per implementation: see causes.analyse
     timeout: float = 30.0
     say: Callable[[str], None] = lambda message: None
 
@@ -62,7 +65,7 @@ def build(settings: Settings) -> Outcome:
     if lint:
         raise lint[0]
     docs = ShippedDocs.of_reference()
-    previous = _previous_index(settings.out)
+    previous = _Previous(settings.out)
     problems: list[str] = []
     entries: list[dict[str, Any]] = []
     with _Processes(settings) as processes:
@@ -78,9 +81,8 @@ def build(settings: Settings) -> Outcome:
             _add_older_releases(entry, record, older)
             entries.append(entry)
         for target in targets.values():
-            found = [_failure_entry(cause, corpus, settings, processes, previous, docs, problems)
-                     for cause in grouping.root_causes(target)]
-            entries.extend(merge_same_reproduction(found))
+            entries.extend(_target_entries(target, corpus, settings, processes, previous,
+                                           docs, problems))
     index = {
         "schema": drafts.SCHEMA,
         "generated_by": "pi-conformance discrepancies",
@@ -184,8 +186,154 @@ def _case(corpus: Corpus, case_id: str) -> Case:
 
 # -- implementations against Pi --------------------------------------------------------------
 
+def _target_entries(target: grouping.Target, corpus: Corpus, settings: Settings,
+                    processes: _Processes, previous: _Previous, docs: ShippedDocs,
+                    problems: list[str]) -> list[dict[str, Any]]:
+    """One draft per root cause of ``target``'s failures, found by reproduction
+    (``causes.analyse``); by path (``grouping.root_causes``) for what reproduction cannot
+    reach: the implementation does not start, a case is not in this corpus, a failure does
+    not show now, the shrink budget is spent.
+
+    An analysis of the same failures on the same inputs is reused from the previous index
+    (with ``verify``, every reused reproducer is judged again)."""
+    cases = {c.id: c for c in corpus.cases}
+    items = [(version, result) for version in sorted(target.versions, key=grouping.version_key)
+             for result in target.results[version].values() if result.failing]
+    digest = causes.digest(target.key, items, cases)
+    prior = previous.analysed(target.key, digest)
+    if prior and not settings.verify:
+        return prior
+    try:
+        judge = processes.judge(target, settings)
+    except ConformanceError:
+        judge = None
+    if judge is None:
+        found = [_failure_entry(cause, corpus, settings, processes, previous, docs, problems)
+                 for cause in grouping.root_causes(target)]
+        return merge_same_reproduction(found)
+    if prior:
+        return [_reverify(entry, judge, problems) for entry in prior]
+    analysis = causes.analyse(items, cases, Oracle(judge, whole=True),
+                              max_tests=settings.max_tests, max_shrinks=settings.max_shrinks,
+                              say=settings.say, label=target.key)
+    for note in analysis.notes:
+        settings.say(note)
+    entries = [_cause_entry(cause, target, judge, settings, docs) for cause in analysis.causes]
+    if analysis.unexplained:
+        rest = _without_explained(target, analysis)
+        found = [_failure_entry(cause, corpus, settings, processes, previous, docs, problems)
+                 for cause in grouping.root_causes(rest)]
+        entries += merge_same_reproduction(found)
+    for entry in entries:
+        entry["analysis"] = digest
+    return sorted(entries, key=lambda e: (stage_sort_key(e["stages"][0]), e["id"]))
+
+
+def _without_explained(target: grouping.Target, analysis: causes.Analysis) -> grouping.Target:
+    """``target`` with only the failing results no cause explained (passes kept, so that a
+    newer version passing them still marks them resolved)."""
+    explained = {id(r) for cause in analysis.causes for r in cause.results}
+    left = {id(r) for _, r in analysis.unexplained}
+    rest = grouping.Target(key=target.key, name=target.name, versions=list(target.versions),
+                           specs=dict(target.specs),
+                           implementations=dict(target.implementations),
+                           reports=dict(target.reports))
+    for version, results in target.results.items():
+        rest.results[version] = {k: r for k, r in results.items()
+                                 if not r.failing or id(r) in left or id(r) not in explained}
+    return rest
+
+
+def _cause_entry(cause: causes.Cause, target: grouping.Target, judge: SessionJudge,
+                 settings: Settings, docs: ShippedDocs) -> dict[str, Any]:
+    """The draft of a cause found by reproduction: its reproducer is already minimal and
+    judged; what both sides answered on it is asked once more for the draft."""
+    atom = cause.made_for
+    key = causes.key(target.key, cause)
+    what = atom.path.replace("[*]", "").strip("$.") or atom.kind
+    cause_id = f"{grouping.slug(atom.stage)}-{grouping.slug(what, 32)}-{key[:6]}"
+    versions = sorted(cause.versions, key=grouping.version_key)
+    signatures = cause.signatures()
+    shown = grouping.RootCause(target=target, stages=sorted(signatures, key=stage_sort_key),
+                               signatures=signatures, cases=cause.cases,
+                               failures=cause.results, versions=versions)
+    shrunk = cause.shrunk
+    text = shrunk.text
+    judged = judge.judge(text.encode("utf-8"), (atom.stage,))
+    impl_info = target.implementation
+    version = judge.implementation.hello.version
+    entry: dict[str, Any] = {
+        "id": cause_id,
+        "key": key,
+        "target": target.key,
+        "kind": "implementation-failure",
+        "title": f"{target.name}: {_cause_words(cause, shown)}",
+        "status": "open",
+        "resolved_in": None,
+        "resolved_how": None,
+        "package": {"name": target.name, "versions": versions,
+                    "issues": impl_info.get("issues", ""),
+                    "homepage": impl_info.get("homepage", ""), "spec": target.spec},
+        "stages": cause.stages,
+        "cases": cause.cases,
+        "signature": sorted([list(item) for item in signatures.get(atom.stage, ())]),
+        "expected_source": {"kind": "pi-output", "version": docs.version},
+        "differences": [d.to_json() for d in (judged[0].differences if judged else ())],
+        "message": judged[0].message if judged and judged[0].status == "error" else "",
+        "draft": f"{target.key}/{cause_id}.md",
+        "reproducer": {
+            "session": text, "lines": shrunk.lines, "source_case": cause.source.id,
+            "input_sha256": cause.source.input_sha256(),
+            "original_lines": shrunk.original_lines, "shrunk": True,
+            "made_for": {"stage": atom.stage, "path": atom.path, "kind": atom.kind},
+            "signature": sorted([list(item) for item in signatures.get(atom.stage, ())]),
+            "shows": sorted([[a.stage, a.path, a.kind] for a in cause.atoms]),
+            "tests": shrunk.tests, "verified": True, "version": version},
+        "outputs": {"expected": judge.pi_answer(atom.stage),
+                    "actual": judge.last_answers.get(
+                        atom.stage, {"error": {"message": "no answer"}})},
+    }
+    if is_older_pi(target, docs.version):
+        entry.update(status="resolved", resolved_in=docs.version, resolved_how="behaviour")
+        entry["notes"] = [f"{target.name} {', '.join(versions)} is an older Pi; Pi "
+                          f"{docs.version} (the reference) no longer behaves this way. The "
+                          "draft documents release drift for readers of files that older "
+                          "releases wrote."]
+    entry["commands"] = _failure_commands(entry, cause.source, settings.out)
+    return entry
+
+
+def _cause_words(cause: causes.Cause, shown: grouping.RootCause) -> str:
+    """What the cause does (``grouping.describe``), on which stages, and with what input."""
+    words = grouping.describe(shown)
+    if len(shown.stages) > 1:
+        words += f" (and {len(shown.stages) - 1} later stage(s))"
+    kinds = sorted({kind if role in ("None", "") else f"{kind} ({role})"
+                    for kind, role, _ in cause.trigger if not kind.startswith("<")})
+    if kinds:
+        words += f", with a {' and a '.join(kinds)} entry"
+    return words
+
+
+def _reverify(entry: dict[str, Any], judge: SessionJudge, problems: list[str]) -> dict[str, Any]:
+    """A reused draft whose reproducer is judged again: resolved if it no longer shows what
+    it was made for."""
+    made = entry.get("reproducer", {}).get("made_for")
+    if not made or entry["status"] != "open":
+        return entry
+    atom = Atom(made["stage"], made["path"], made["kind"])
+    if Oracle(judge).shows(entry["reproducer"]["session"], atom):
+        return entry
+    version = judge.implementation.hello.version
+    entry.update(status="resolved", resolved_in=version, resolved_how="behaviour")
+    entry["reproducer"] = {**entry["reproducer"], "verified": False}
+    problems.append(f"{entry['target']}/{entry['id']}: no longer reproduces with "
+                    f"{entry['package']['name']} {version}: resolved in {version}")
+    return entry
+
+
 def _failure_entry(cause: grouping.RootCause, corpus: Corpus, settings: Settings,
-                   processes: _Processes, previous: dict[str, dict[str, Any]],
+                   processes: _Processes, previous: _Previous,
                    docs: ShippedDocs, problems: list[str]) -> dict[str, Any]:
     target = cause.target
     impl_info = target.implementation
@@ -213,7 +361,7 @@ def _failure_entry(cause: grouping.RootCause, corpus: Corpus, settings: Settings
         "message": failure.message if failure.status == "error" else "",
         "draft": f"{target.key}/{cause.id}.md",
     }
-    cached = previous.get(cause.key) or {}
+    cached = previous.by_key.get(cause.key) or {}
     fresh_input = source is not None and bool(cached) and \
         cached.get("reproducer", {}).get("input_sha256") == source.input_sha256() and \
         cached["package"]["versions"] == cause.versions
@@ -236,7 +384,7 @@ def _failure_entry(cause: grouping.RootCause, corpus: Corpus, settings: Settings
                           f"{docs.version} (the reference) no longer behaves this way. The "
                           "draft documents release drift for readers of files that older "
                           "releases wrote."]
-    entry["commands"] = _failure_commands(entry, source)
+    entry["commands"] = _failure_commands(entry, source, settings.out)
     return entry
 
 
@@ -296,9 +444,10 @@ def _failure_title(cause: grouping.RootCause) -> str:
     return f"{cause.target.name}: {grouping.describe(cause)}{later}"
 
 
-def _failure_commands(entry: dict[str, Any], source: Case | None) -> list[str]:
+def _failure_commands(entry: dict[str, Any], source: Case | None, out: Path) -> list[str]:
+    """How to see the failure again; the reproducer is named where this build wrote it."""
     spec = entry["package"].get("spec") or "<your --impl spec>"
-    reproducer = f"reports/discrepancies/{entry['target']}/{entry['id']}.jsonl"
+    reproducer = (out / entry["draft"]).with_suffix(".jsonl")
     commands = ["pip install pi-conformance && pi-conformance reference install"]
     if source is not None:
         stages = " ".join(f"--stage {s}" for s in entry["stages"])
@@ -448,20 +597,29 @@ class _Processes:
 
 # -- output ----------------------------------------------------------------------------------
 
-def _previous_index(out: Path) -> dict[str, dict[str, Any]]:
-    path = out / "index.json"
-    if not path.is_file():
-        return {}
-    try:
-        data = jsonio.read_json(path)
-    except ConformanceError:
-        return {}
-    found = {}
-    for entry in data.get("discrepancies", []):
-        for item in [entry, *entry.get("merged", [])]:
-            if item.get("key") and "reproducer" in item:
-                found[item["key"]] = item
-    return found
+class _Previous:
+    """The previous index in ``out``: its entries whole, and each (merged ones too) by key."""
+
+    def __init__(self, out: Path):
+        self.entries: list[dict[str, Any]] = []
+        self.by_key: dict[str, dict[str, Any]] = {}
+        path = out / "index.json"
+        if not path.is_file():
+            return
+        try:
+            data = jsonio.read_json(path)
+        except ConformanceError:
+            return
+        self.entries = [e for e in data.get("discrepancies", []) if isinstance(e, dict)]
+        for entry in self.entries:
+            for item in [entry, *entry.get("merged", [])]:
+                if item.get("key") and "reproducer" in item:
+                    self.by_key[item["key"]] = item
+
+    def analysed(self, target: str, digest: str) -> list[dict[str, Any]]:
+        """The entries an analysis of ``target`` with this ``digest`` wrote last time."""
+        return [e for e in self.entries
+                if e.get("target") == target and e.get("analysis") == digest]
 
 
 def _write(out: Path, index: dict[str, Any]) -> list[Path]:

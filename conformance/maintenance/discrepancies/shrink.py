@@ -51,14 +51,22 @@ def verdict_signature(result: StageResult) -> Signature | None:
 
 
 class Oracle:
-    """Signatures of session texts, per stage, through a ``SessionJudge``; cached by text."""
+    """Signatures of session texts, per stage, through a ``SessionJudge``; cached by text.
 
-    def __init__(self, judge: SessionJudge):
+    ``whole``: judge every stage of the judge on each text, whatever stage is asked, so that
+    one round trip per side answers every later question about that text (grouping by cause
+    asks about several stages of the same sessions).
+    """
+
+    def __init__(self, judge: SessionJudge, *, whole: bool = False):
         self.judge = judge
+        self.whole = whole
         self.runs = 0
         self._cache: dict[tuple[str, tuple[str, ...]], dict[str, StageResult]] = {}
 
     def results(self, text: str, stages: Sequence[str]) -> dict[str, StageResult]:
+        if self.whole:
+            stages = self.judge.stages
         key = (text, tuple(stages))
         if key not in self._cache:
             self.runs += 1
