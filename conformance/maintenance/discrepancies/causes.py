@@ -23,9 +23,8 @@ reproducer* shows, found by asking the implementation and the real Pi
    alike after a label, a branch summary or a context edit); so is one whose trigger is inside
    a known reproducer's, or holds it, on a stage they share (one reproducer shows the other's
    trigger: that leaf bug with or without a message before the summary). One with the same
-   paths but
-   another trigger and another form is another cause (one port counts reasoning into
-   ``output``, another defect drops a summary's ``output`` from it: two drafts).
+   paths but another trigger and another form is another cause (one port counts reasoning
+   into ``output``, another defect drops a summary's ``output`` from it: two drafts).
 
 A defect that two unrelated triggers set off in the same form is one draft (it cannot be told
 apart from one defect with a broad trigger without reading the port's code); a line that
