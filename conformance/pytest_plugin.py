@@ -31,7 +31,7 @@ from conformance.errors import ConformanceError
 if TYPE_CHECKING:
     from conformance.execution.executor import Execution
     from conformance.execution.plan import RunPlan
-    from conformance.judging.verdicts import StageResult
+    from conformance.judging.results import StageResult
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -164,7 +164,7 @@ class PiConformance:
 
     def _run(self, case: Any) -> None:
         from conformance.execution.runner import Planned
-        from conformance.judging.verdicts import StageResult
+        from conformance.judging.results import StageResult
 
         run = self._started()
         stages = tuple(self.wanted.get(case.id, ())) or case.stages

@@ -20,7 +20,7 @@ from conformance.execution.plan import Limits, RunPlan
 from conformance.execution.runner import Runner, plan
 from conformance.implementations.specs import resolve
 from conformance.implementations.transports import Implementation
-from conformance.judging.verdicts import StageResult
+from conformance.judging.results import StageResult
 
 
 @dataclass

@@ -15,7 +15,7 @@ from typing import Any
 import orjson
 
 from conformance.judging.comparison import Difference
-from conformance.judging.verdicts import BaselineMark, StageResult, StaleEntry
+from conformance.judging.results import BaselineMark, StageResult, StaleEntry
 from conformance.reporting import stream as reports
 from conformance.reporting.model import CorpusIdentity, Report, RunScope
 

@@ -75,7 +75,7 @@ def test_a_port_writing_floats_for_integers_still_lines_up():
 
 
 def test_renderings_and_the_report_show_the_alignment(tmp_path):
-    from conformance.judging.verdicts import StageResult, difference_from_json
+    from conformance.judging.results import StageResult, difference_from_json
     from conformance.reporting.text import failure_lines
 
     expected = messages("a", "b", "c")

@@ -6,7 +6,7 @@ import pytest
 
 from conformance.errors import ConformanceError
 from conformance.judging.baseline import Baseline, KnownFailure
-from conformance.judging.verdicts import BaselineMark, StageResult
+from conformance.judging.results import BaselineMark, StageResult
 
 GOOD = """
 # known failures of the fake

@@ -39,7 +39,7 @@ def test_render_writes_each_format_and_exits_1_for_a_failed_run(tmp_path, output
 
 
 def test_render_of_a_passing_run_exits_0(tmp_path):
-    from conformance.judging.verdicts import StageResult
+    from conformance.judging.results import StageResult
 
     report = report_fixtures.write(tmp_path / "r.jsonl",
                                    result_list=[StageResult("a.b", "context", "pass")])

@@ -12,7 +12,7 @@ from conformance import jsonio
 from conformance._paths import SCHEMA_DIR
 from conformance.cli.main import main
 from conformance.judging.comparison import Difference
-from conformance.judging.verdicts import StageResult
+from conformance.judging.results import StageResult
 from conformance.reporting.rundiff import compare, text
 
 BEFORE = [

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from conformance._paths import SCHEMA_DIR, corpus_root
 from conformance.cli.main import main
-from conformance.judging.verdicts import StageResult
+from conformance.judging.results import StageResult
 from conformance.maintenance.discrepancies.build import merge_same_reproduction
 
 

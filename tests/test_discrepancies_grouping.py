@@ -6,7 +6,7 @@ import io
 from pathlib import Path
 
 from conformance.judging.comparison import Difference
-from conformance.judging.verdicts import StageResult
+from conformance.judging.results import StageResult
 from conformance.maintenance.discrepancies import grouping
 from conformance.reporting import stream as reports
 from conformance.reporting.model import CorpusIdentity, RunScope

@@ -15,7 +15,7 @@ from conformance.errors import ConformanceError
 from conformance.implementations.specs import resolve
 from conformance.implementations.transports import python_callable, reference
 from conformance.judging.comparison import Difference
-from conformance.judging.verdicts import StageResult
+from conformance.judging.results import StageResult
 from conformance.maintenance.fuzz import (
     Differential,
     Finding,

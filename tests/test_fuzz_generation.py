@@ -10,7 +10,7 @@ import pytest
 
 from conformance.errors import ConformanceError
 from conformance.judging.comparison import Difference
-from conformance.judging.verdicts import StageResult
+from conformance.judging.results import StageResult
 from conformance.maintenance import fuzz as fuzzer
 from conformance.maintenance.fuzz import Finding, fuzz
 from conformance.maintenance.fuzz_generation import (

@@ -17,7 +17,7 @@ from conformance.execution.matrix import column_of, run_matrix, select_entries
 from conformance.execution.plan import RunPlan
 from conformance.implementations.known import lookup
 from conformance.judging.comparison import Difference
-from conformance.judging.verdicts import StageResult
+from conformance.judging.results import StageResult
 from conformance.reporting import matrix
 
 CASE = "traps.two-timestamps"

@@ -17,7 +17,7 @@ from conformance.corpus.answers import parse_answer
 from conformance.corpus.cases import Corpus
 from conformance.corpus.goldens import Golden, read_golden
 from conformance.judging.judge import judge
-from conformance.judging.verdicts import StageResult
+from conformance.judging.results import StageResult
 
 CORPUS = Corpus(corpus_root())
 CASES = {case.id: case for case in CORPUS.cases}

@@ -70,14 +70,14 @@ def test_links_are_made_only_from_web_urls():
 
 
 def test_a_run_with_only_passes_shows_them_by_default():
-    from conformance.judging.verdicts import StageResult
+    from conformance.judging.results import StageResult
 
     report, _ = report_fixtures.build([StageResult("a.b", "context", "pass")])
     assert 'value="pass" checked' in render_html(report)
 
 
 def test_an_interrupted_run_shows_as_interrupted_in_html():
-    from conformance.judging.verdicts import StageResult
+    from conformance.judging.results import StageResult
 
     report, _ = report_fixtures.build([StageResult("a.case", "context", "pass"),
                                        StageResult("a.case", "llm", "as-documented")],

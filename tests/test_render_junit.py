@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 
 import report_fixtures
 
-from conformance.judging.verdicts import StageResult
+from conformance.judging.results import StageResult
 from conformance.reporting.render_junit import junit, xml_safe
 
 KNOWN = {("compaction.basic", "context"): {"state": "known", "reason": "we drop the user turn",

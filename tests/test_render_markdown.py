@@ -68,7 +68,7 @@ def test_stale_entries_and_known_failures_have_their_sections():
 
 
 def test_a_huge_run_is_cut_to_fit_a_step_summary():
-    from conformance.judging.verdicts import StageResult
+    from conformance.judging.results import StageResult
 
     many = [StageResult(f"case.{i:03}", "context", "fail", "1 difference(s)")
             for i in range(120)]
@@ -80,7 +80,7 @@ def test_a_huge_run_is_cut_to_fit_a_step_summary():
 
 def test_control_characters_never_reach_markdown_raw():
     from conformance.judging.comparison import Difference
-    from conformance.judging.verdicts import StageResult
+    from conformance.judging.results import StageResult
 
     control = "\x1b[31mred\x00\x9b"
     report, _ = report_fixtures.build([
@@ -94,7 +94,7 @@ def test_control_characters_never_reach_markdown_raw():
 
 
 def test_interrupted_and_as_documented_in_markdown():
-    from conformance.judging.verdicts import StageResult
+    from conformance.judging.results import StageResult
 
     report, _ = report_fixtures.build([StageResult("a.case", "context", "as-documented")],
                                       interrupted=True)

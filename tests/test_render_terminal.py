@@ -5,7 +5,7 @@ from __future__ import annotations
 import report_fixtures
 
 from conformance.judging.comparison import Difference
-from conformance.judging.verdicts import StageResult
+from conformance.judging.results import StageResult
 from conformance.reporting.render import terminal_text
 from conformance.reporting.text import failure_lines
 

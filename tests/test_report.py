@@ -67,7 +67,7 @@ def test_a_real_run_writes_a_stream_valid_against_the_report_schema(corpus, tmp_
 
 
 def test_the_schema_knows_every_status_and_error_kind():
-    from conformance.judging.verdicts import ERROR_KINDS, STATUSES
+    from conformance.judging.results import ERROR_KINDS, STATUSES
 
     defs = jsonio.read_json(SCHEMA_DIR / "report.schema.json")["$defs"]
     assert tuple(defs["status"]["enum"]) == STATUSES
@@ -160,7 +160,7 @@ def test_a_footer_whose_status_counts_disagree_is_refused_with_its_line(tmp_path
 
 
 def test_interrupted_and_as_documented_lines_are_valid_and_read_back(tmp_path):
-    from conformance.judging.verdicts import StageResult
+    from conformance.judging.results import StageResult
 
     path = report_fixtures.write(tmp_path / "r.jsonl", interrupted=True, result_list=[
         StageResult("a.case", "context", "as-documented", "Pi throws; the docs call it valid"),

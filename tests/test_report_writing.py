@@ -17,7 +17,7 @@ from helpers import RunRequest, execute, sigint_as_default
 
 from conformance.cli.main import main
 from conformance.judging.comparison import Difference
-from conformance.judging.verdicts import StageResult
+from conformance.judging.results import StageResult
 from conformance.reporting import stream as reports
 from conformance.reporting.model import CorpusIdentity, RunScope
 from conformance.reporting.stream import read_report

@@ -19,7 +19,7 @@ from conformance.corpus.selection import Selection
 from conformance.corpus.stages import APIS, api_of
 from conformance.execution.runner import withheld
 from conformance.implementations.specs import resolve
-from conformance.judging.verdicts import StageResult
+from conformance.judging.results import StageResult
 
 FAKES = Path(__file__).resolve().parent / "fakes"
 

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from conformance import jsonio
 from conformance.cli.main import main
 from conformance.judging.comparison import Difference, differences
-from conformance.judging.verdicts import StageResult
+from conformance.judging.results import StageResult
 from conformance.maintenance.discrepancies import drafts
 from conformance.maintenance.discrepancies.shrink import shrink
 from conformance.reporting import stream as reports

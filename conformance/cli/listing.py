@@ -24,7 +24,7 @@ SECTIONS: dict[str, list[tuple[str, str, str]]] = {
          "What changed from run A to run B; exit 1 on new failures."),
         ("baseline", "conformance.cli.reports:baseline",
          "Write a known-failures file from a report's failures."),
-        ("report", "conformance.cli.report:report",
+        ("report", "conformance.cli.merge:report",
          "Work on report streams: merge the shards of a run."),
         ("matrix", "conformance.cli.matrix:matrix",
          "Score every known implementation; write the matrix and drift."),

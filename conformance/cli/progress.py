@@ -9,7 +9,7 @@ from typing import Any
 from conformance.execution.executor import Watcher
 from conformance.execution.runner import Planned
 from conformance.implementations.protocol import Hello
-from conformance.judging.verdicts import StageResult
+from conformance.judging.results import StageResult
 
 
 class ProgressBar(Watcher):

@@ -86,7 +86,7 @@ def case_files(corpus: Corpus) -> list[str]:
     return files
 
 
-def corpus_identity(corpus: Corpus) -> dict[str, Any]:
+def corpus_fingerprint(corpus: Corpus) -> dict[str, Any]:
     """Where the corpus is, how many cases, the sha256 over every case file (its path relative
     to the corpus and its content's digest), and which Pi releases wrote the goldens.
 

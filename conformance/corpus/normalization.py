@@ -8,7 +8,7 @@
   sums as doubles) is a relative tolerance of ``REL_TOLERANCE`` allowed.
 
 * the input's strings (``input_strings``): where a golden has not recorded which values Pi
-  generates, judging/generated.py guesses that a string under one of ``ID_KEYS`` or
+  generates, judging/generated_values.py guesses that a string under one of ``ID_KEYS`` or
   ``timestamp`` that is not in the input session is one.
 
 Everything else, opaque signatures included, compares exactly.

@@ -29,7 +29,7 @@ from conformance.implementations.early import EarlyStart
 from conformance.implementations.protocol import Hello
 from conformance.implementations.transports import Implementation
 from conformance.judging.baseline import Baseline
-from conformance.judging.verdicts import StageResult
+from conformance.judging.results import StageResult
 from conformance.reporting import stream as reports
 from conformance.reporting.model import CorpusIdentity, Footer, Report, RunScope
 

@@ -22,7 +22,7 @@ from conformance.execution.plan import RunPlan
 from conformance.implementations.early import EarlyStart
 from conformance.implementations.known import KNOWN, Entry, lookup
 from conformance.implementations.specs import known_implementation
-from conformance.reporting.matrix import PI_RELEASES, Column, corpus_identity, report_name
+from conformance.reporting.matrix import PI_RELEASES, Column, portable_corpus_identity, report_name
 from conformance.reporting.model import CorpusIdentity
 
 
@@ -56,8 +56,8 @@ def run_one(entry: Entry, corpus: Corpus, cases: list[Case], out_dir: Path, plan
         column.unavailable = f"could not start: {exc.describe()}"
         return column
     outcome = execute(replace(plan, implementation=entry.spec, report=path), corpus,
-                      cases=cases, identity=identity or corpus_identity(corpus), early=early,
-                      keep_answers=keep if keep_answers else None)
+                      cases=cases, identity=identity or portable_corpus_identity(corpus),
+                      early=early, keep_answers=keep if keep_answers else None)
     column.report = outcome.report
     column.run_seconds = time.perf_counter() - started
     column.answers = answers
@@ -69,7 +69,7 @@ def run_matrix(corpus: Corpus, entries: Iterable[Entry], out_dir: Path, plan: Ru
                on_start: Callable[[Entry], None] | None = None) -> list[Column]:
     """Run ``cases`` (default: the whole corpus) through each entry in turn."""
     cases = list(corpus.cases) if cases is None else cases
-    identity = corpus_identity(corpus)
+    identity = portable_corpus_identity(corpus)
     columns = []
     for entry in entries:
         if on_start is not None:

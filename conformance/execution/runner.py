@@ -38,7 +38,7 @@ from conformance.execution.goldens import CaseGoldens, GoldenSource
 from conformance.implementations import protocol
 from conformance.implementations.transports import Crashed, Implementation, Timeout
 from conformance.judging.judge import failure, judge
-from conformance.judging.verdicts import ErrorKind, StageResult
+from conformance.judging.results import ErrorKind, StageResult
 
 # Where Pi itself misbehaves nothing is judged, so there is nothing to wait for: Pi 1.6.0 on a
 # parent cycle needs 4 to 6 s and gigabytes to fail, and whether it fails before a cap or not

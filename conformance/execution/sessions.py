@@ -28,7 +28,7 @@ from conformance.execution.runner import Limits, Runner, plan
 from conformance.implementations import protocol
 from conformance.implementations.reference import ram_directory
 from conformance.implementations.transports import Implementation
-from conformance.judging.verdicts import StageResult
+from conformance.judging.results import StageResult
 
 
 class SessionJudge:

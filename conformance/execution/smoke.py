@@ -18,7 +18,7 @@ from conformance.execution.executor import Watcher, opened
 from conformance.execution.plan import Limits, RunPlan
 from conformance.implementations.specs import resolve
 from conformance.implementations.transports import Implementation, PersistentImplementation
-from conformance.judging.verdicts import StageResult
+from conformance.judging.results import StageResult
 
 
 @dataclass(frozen=True)

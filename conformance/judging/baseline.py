@@ -27,7 +27,7 @@ import tomli_w
 
 from conformance.corpus.cases import read_toml
 from conformance.errors import ConformanceError
-from conformance.judging.verdicts import BaselineMark, StageResult, StaleEntry
+from conformance.judging.results import BaselineMark, StageResult, StaleEntry
 
 if TYPE_CHECKING:
     from conformance.corpus.cases import Case

@@ -27,7 +27,7 @@ from conformance import jsonio
 from conformance.corpus.jsonpath import json_path
 from conformance.corpus.normalization import REL_TOLERANCE, is_number, same_number
 from conformance.judging.alignment import align
-from conformance.judging.generated import (
+from conformance.judging.generated_values import (
     Generated,
     Guessed,
     Recorded,

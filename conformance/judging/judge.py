@@ -13,8 +13,8 @@ from conformance.corpus.answers import Answer, Failed, Misbehaved, Output, Rejec
 from conformance.corpus.cases import Case
 from conformance.corpus.goldens import Golden
 from conformance.judging.comparison import Difference, differences, identical, output_paths
+from conformance.judging.results import ErrorKind, StageResult, Status
 from conformance.judging.scope import in_scope, outside
-from conformance.judging.verdicts import ErrorKind, StageResult, Status
 
 _ABSENT = object()
 

@@ -40,7 +40,7 @@ from conformance.execution.runner import Planned
 from conformance.execution.sessions import SessionJudge
 from conformance.implementations.early import EarlyStart
 from conformance.implementations.protocol import Hello
-from conformance.judging.verdicts import StageResult
+from conformance.judging.results import StageResult
 from conformance.maintenance.discrepancies.grouping import Signature, result_signature
 from conformance.maintenance.discrepancies.shrink import Atom, Oracle, shrink
 from conformance.reporting import stream as reports

@@ -48,7 +48,7 @@ from conformance.execution.runner import Limits
 from conformance.execution.sessions import SessionJudge
 from conformance.implementations.transports import Implementation
 from conformance.judging.comparison import preload
-from conformance.judging.verdicts import StageResult
+from conformance.judging.results import StageResult
 from conformance.maintenance.fuzz_generation import (
     AHEAD,
     Generators,

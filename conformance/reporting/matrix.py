@@ -17,7 +17,7 @@ from typing import Any
 from conformance import __version__, jsonio
 from conformance.corpus.cases import Case, Corpus
 from conformance.corpus.stages import ALL_STAGES, stage_sort_key
-from conformance.judging.verdicts import STATUSES, Status
+from conformance.judging.results import STATUSES, Status
 from conformance.reporting import pages
 from conformance.reporting import stream as reports
 from conformance.reporting.model import CorpusIdentity, Report
@@ -52,7 +52,7 @@ def report_name(key: str) -> str:
     return key.replace("/", "_")
 
 
-def corpus_identity(corpus: Corpus) -> CorpusIdentity:
+def portable_corpus_identity(corpus: Corpus) -> CorpusIdentity:
     """The report header's corpus identity, with the root relative when it can be (published
     reports should not carry one machine's paths)."""
     identity = reports.corpus_identity(corpus)
@@ -113,8 +113,9 @@ def matrix_data(corpus: Corpus, columns: list[Column],
         "schema": SCHEMA,
         "runner": {"name": "pi-conformance", "version": __version__},
         "generated": reports.now(),
-        "corpus": {"cases": len(cases), **{k: v for k, v in corpus_identity(corpus).to_json()
-                                              .items() if k in ("root", "sha256", "reference")}},
+        "corpus": {"cases": len(cases),
+                   **{k: v for k, v in portable_corpus_identity(corpus).to_json().items()
+                      if k in ("root", "sha256", "reference")}},
         "stages": list(ALL_STAGES),
         "features": sorted({f for case in cases for f in case.features}),
         "implementations": implementations,

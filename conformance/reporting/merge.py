@@ -18,7 +18,7 @@ from typing import IO
 from conformance.corpus.shards import Shard
 from conformance.corpus.stages import stage_sort_key
 from conformance.errors import ConformanceError
-from conformance.judging.verdicts import StageResult
+from conformance.judging.results import StageResult
 from conformance.reporting import stream as reports
 from conformance.reporting.model import Header, Report
 

@@ -15,7 +15,7 @@ from typing import Any, Literal, get_args
 from conformance import __version__
 from conformance.corpus.selection import Selection
 from conformance.corpus.stages import stage_sort_key
-from conformance.judging.verdicts import (
+from conformance.judging.results import (
     STATUSES,
     ModelError,
     StageResult,

@@ -18,7 +18,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from conformance.judging.verdicts import Status
+from conformance.judging.results import Status
 from conformance.reporting.model import Report, summary
 from conformance.reporting.text import (
     INTERRUPTED_NOTE,

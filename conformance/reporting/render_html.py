@@ -19,7 +19,7 @@ import jinja2
 
 from conformance import jsonio
 from conformance._paths import PACKAGE_DIR
-from conformance.judging.verdicts import StageResult
+from conformance.judging.results import StageResult
 from conformance.reporting.model import Report
 from conformance.reporting.text import (
     INTERRUPTED_NOTE,

@@ -14,7 +14,7 @@ import xml.etree.ElementTree as ET
 from itertools import groupby
 from typing import Any
 
-from conformance.judging.verdicts import StageResult
+from conformance.judging.results import StageResult
 from conformance.reporting.model import Report
 from conformance.reporting.text import INTERRUPTED_NOTE, baseline_note, failure_lines
 

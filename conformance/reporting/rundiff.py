@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from conformance.corpus.stages import stage_sort_key
-from conformance.judging.verdicts import StageResult
+from conformance.judging.results import StageResult
 from conformance.reporting.model import Report
 from conformance.reporting.text import printable
 

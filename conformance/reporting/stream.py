@@ -26,7 +26,7 @@ from conformance import jsonio
 from conformance.corpus import identity
 from conformance.errors import ConformanceError
 from conformance.judging.comparison import Difference
-from conformance.judging.verdicts import ModelError, StageResult, StaleEntry
+from conformance.judging.results import ModelError, StageResult, StaleEntry
 from conformance.reporting.model import (
     CorpusIdentity,
     Footer,
@@ -61,7 +61,7 @@ def header(implementation: dict[str, Any], capabilities: dict[str, Any],
 
 def corpus_identity(corpus: Corpus) -> CorpusIdentity:
     """Which corpus a run used (corpus/identity.py), as the header's typed value."""
-    return CorpusIdentity.from_json(identity.corpus_identity(corpus))
+    return CorpusIdentity.from_json(identity.corpus_fingerprint(corpus))
 
 
 # -- bounding a result line ------------------------------------------------------------------

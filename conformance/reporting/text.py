@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from conformance.judging.comparison import Difference
-from conformance.judging.verdicts import StageResult, StaleEntry
+from conformance.judging.results import StageResult, StaleEntry
 from conformance.reporting.model import Report, Verdict
 
 MAX_SHOWN_DIFFERENCES = 8

@@ -49,7 +49,7 @@ from conformance import jsonio
 from conformance.corpus.cases import Case
 from conformance.corpus.jsonpath import generalize
 from conformance.corpus.stages import stage_sort_key
-from conformance.judging.verdicts import StageResult
+from conformance.judging.results import StageResult
 from conformance.maintenance.discrepancies.grouping import (
     Signature,
     error_signature,

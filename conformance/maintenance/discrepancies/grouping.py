@@ -27,7 +27,7 @@ from typing import Any
 from conformance.corpus.jsonpath import generalize
 from conformance.corpus.stages import stage_sort_key
 from conformance.judging.comparison import Difference
-from conformance.judging.verdicts import StageResult
+from conformance.judging.results import StageResult
 from conformance.reporting.model import Report
 from conformance.reporting.stream import ReportError, read_report
 

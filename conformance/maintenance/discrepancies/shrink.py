@@ -21,7 +21,7 @@ from typing import Any
 
 from conformance import jsonio
 from conformance.execution.sessions import SessionJudge
-from conformance.judging.verdicts import StageResult
+from conformance.judging.results import StageResult
 from conformance.maintenance.discrepancies.grouping import Signature, result_signature
 
 INCONCLUSIVE = None
