@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -129,6 +130,18 @@ def run_spec(corpus: Corpus, spec: str, *, jobs: int = 1, timeout: float = 10.0,
         for impl in implementations:
             impl.close()
     return outcome
+
+
+def settled(probe: Callable[[], Any], seconds: float = 30.0) -> Any:
+    """``probe()`` once it is falsy (an empty list of live processes, False for alive), or its
+    last value after ``seconds``: a SIGKILLed process is gone a moment later, not at once,
+    and later still on a loaded machine, so a test waits for it instead of racing it."""
+    deadline = time.monotonic() + seconds
+    while True:
+        value = probe()
+        if not value or time.monotonic() >= deadline:
+            return value
+        time.sleep(0.05)
 
 
 def live_group_members(pgid: int) -> list[int]:

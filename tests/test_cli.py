@@ -196,7 +196,7 @@ def test_an_interrupted_run_keeps_what_it_had_and_kills_the_implementation(corpu
     import sys
     import time
 
-    from helpers import live_group_members, sigint_as_default
+    from helpers import live_group_members, settled, sigint_as_default
 
     from conformance.reporting.stream import read_report
 
@@ -221,4 +221,5 @@ def test_an_interrupted_run_keeps_what_it_had_and_kills_the_implementation(corpu
     lines = report.read_text().splitlines()
     assert sum('"status":"pass"' in line for line in lines) == 30  # alpha and beta, kept
     assert read_report(report).interrupted  # a footer that says so (docs/reports.md)
-    assert live_group_members(int(pid_file.read_text())) == []
+    pid = int(pid_file.read_text())
+    assert settled(lambda: live_group_members(pid)) == []

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from helpers import RunRequest, execute, live_group_members
+from helpers import RunRequest, execute, live_group_members, settled
 
 from conformance.cli.main import main
 from conformance.errors import ConformanceError, CorpusError
@@ -147,7 +147,8 @@ def test_a_failing_start_of_one_worker_closes_the_others(corpus, fake, tmp_path)
     spec = fake("correct").replace(str(fake.__globals__["FAKES"] / "correct.py"), str(script))
     with pytest.raises(ConformanceError, match="handshake failed"):
         execute(RunRequest(corpus=corpus, impl_spec=spec, jobs=2))
-    assert live_group_members(int(flag.read_text())) == []  # the first worker was closed
+    first = int(flag.read_text())
+    assert settled(lambda: live_group_members(first)) == []  # the first worker was closed
 
 
 def test_the_run_command_starts_the_implementation_before_importing_the_runner(corpus_dir,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import socket
-import time
+import threading
 import urllib.error
 import urllib.request
 from typing import Any
@@ -131,22 +131,32 @@ def test_turns_are_served_in_order_and_requests_recorded_as_received():
 
 def test_a_stalled_turn_sends_its_first_delta_then_waits_for_the_client_to_hang_up():
     turn = Turn(blocks=(TEXT,), stall=True)
-    with serve("openai-completions", turn) as fake:
-        sock = socket.create_connection(("127.0.0.1", fake.port), timeout=5)
+    fake = serve("openai-completions", turn).__enter__()
+    try:
+        sock = socket.create_connection(("127.0.0.1", fake.port), timeout=30)
         body = b'{"model":"m"}'
         sock.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-length: "
                      + str(len(body)).encode() + b"\r\n\r\n" + body)
         received = b""
-        deadline = time.monotonic() + 5
-        while b'"content":"Hello"' not in received and time.monotonic() < deadline:
-            received += sock.recv(65536)
+        while b'"content":"Hello"' not in received:
+            received += sock.recv(65536)  # a 30 s socket timeout if it never comes
         sock.settimeout(0.3)
         with pytest.raises(TimeoutError):
-            sock.recv(65536)  # nothing more comes: the stream is held open
+            sock.recv(65536)  # nothing more comes (yet): the stream is held open
         assert b"[DONE]" not in received
-        sock.close()
-        started = time.monotonic()
-    assert time.monotonic() - started < 3  # shutting down does not wait for the held stream
+    finally:
+        # The client never hangs up: shutting down must end the held stream, not wait for
+        # the client (which would be forever, so 30 s is no speed figure).
+        stopping = threading.Thread(target=fake.__exit__, args=(None, None, None))
+        stopping.start()
+        stopping.join(timeout=30)
+    assert not stopping.is_alive(), "shutting down waited for the held stream"
+    sock.settimeout(30)
+    rest = b""
+    while chunk := sock.recv(65536):  # the server hung up: the stream ends
+        rest += chunk
+    assert b"[DONE]" not in rest
+    sock.close()
 
 
 def test_an_unknown_api_is_refused():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import time
 
 import orjson
 import pytest
@@ -11,6 +12,7 @@ from conftest import FAKES
 
 from conformance.cli.main import main
 from conformance.errors import ConformanceError, ImplementationError
+from conformance.implementations import transports
 from conformance.implementations.protocol import hello_request
 from conformance.implementations.python_host import answer_to, encode
 from conformance.implementations.specs import resolve
@@ -79,6 +81,37 @@ def test_a_garbled_hello_fails_the_handshake_with_the_reason(fake):
     impl = resolve(fake("correct", "--claim-stages", "entries,not-a-stage"))
     with pytest.raises(ImplementationError, match="handshake failed: invalid hello answer"):
         impl.start()
+
+
+@pytest.mark.parametrize("when", ["start", "asked"])
+@pytest.mark.parametrize(("said", "reason"), [
+    ("Loading session... done!", "answer is not JSON"),
+    ('{"log":"starting"}', "invalid hello answer"),
+], ids=["text", "json"])
+def test_output_before_the_hello_answer_is_named_whenever_it_was_written(
+        fake, tmp_path, monkeypatch, when, said, reason):
+    """Whether the line came before the hello request was sent (start: the test makes sure of
+    it, waiting for the fake to say it has written it) or after (asked), the error is the same:
+    the line is shown, and the hello answer was expected first."""
+    printed = tmp_path / "printed"
+    monkeypatch.setenv("FAKE_PRINTED", str(printed))
+
+    class AfterTheLine(transports.ProcessConnection):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            deadline = time.monotonic() + 60
+            while not printed.exists() and when == "start":
+                assert time.monotonic() < deadline, "the fake never wrote its line"
+                time.sleep(0.01)
+
+    monkeypatch.setattr(transports, "ProcessConnection", AfterTheLine)
+    impl = resolve(fake("chatty_hello", "--say", said, "--when", when))
+    with pytest.raises(ImplementationError) as caught:
+        impl.start()
+    message = str(caught.value)
+    assert f"handshake failed: {reason}" in message, message
+    assert repr(said) in message, message
+    assert "the first line it writes to stdout must be its hello answer" in message, message
 
 
 def test_restart_replays_the_handshake_and_counts(fake):

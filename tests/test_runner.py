@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from helpers import EVERY_STAGE, drive, live_group_members, run_spec, runner_for
+from helpers import EVERY_STAGE, drive, live_group_members, run_spec, runner_for, settled
 
 from conformance.corpus.selection import Selection
 from conformance.corpus.stages import DEFAULT_STAGES
@@ -65,11 +65,13 @@ def test_a_hung_process_is_killed_within_the_timeout_with_its_children(corpus, f
     beta = outcome.of("small.beta")
     assert {(r.status, r.error_kind) for r in beta} == {("error", "timeout")}
     assert "no answer within 1s" in beta[0].message
-    assert 1.0 <= sum(r.duration for r in beta) < 3.0
-    assert elapsed < 10
+    # It waited the timeout, then stopped waiting: the fake and its child sleep for an hour,
+    # so a runner that waited for them would take that long (the bounds are that, not speed).
+    assert 1.0 <= sum(r.duration for r in beta) < 60
+    assert elapsed < 120
     assert outcome.statuses("small.gamma") == outcome.statuses("small.delta") == {"pass"}
     hung = pids[1]  # alpha and beta ran on the first process
-    assert live_group_members(hung) == []  # the sleeping child included
+    assert settled(lambda: live_group_members(hung)) == []  # the sleeping child included
 
 
 
@@ -260,23 +262,25 @@ def test_hanging_where_pi_itself_misbehaves_is_info_and_spends_no_restart(corpus
     from conformance.corpus.cases import Corpus
     from conformance.execution import runner as runner_module
 
-    monkeypatch.setattr(runner_module, "MISBEHAVING_TIMEOUT", 0.5)
+    # The timeouts leave the passing cases time to answer on a loaded machine; the two that
+    # hang do so for an hour, so which timeout each got is read from its message.
+    monkeypatch.setattr(runner_module, "MISBEHAVING_TIMEOUT", 1.0)
     meta = corpus_dir / "cases" / "small" / "beta" / "case.toml"
     meta.write_text(meta.read_text() + 'outcome = "reference-misbehaves"\n' + EVERY_STAGE)
     spec = fake("hanging", "--on", "small.beta", "--on", "small.gamma")
     started = time.monotonic()
-    outcome = run_spec(Corpus(corpus_dir), spec, timeout=1.5, max_restarts=0)
+    outcome = run_spec(Corpus(corpus_dir), spec, timeout=6.0, max_restarts=0)
     beta = outcome.of("small.beta")
     assert {(r.status, r.error_kind) for r in beta} == {("info", "timeout")}
-    assert "no answer within 0.5s" in beta[0].message
+    assert "no answer within 1s" in beta[0].message
     # Run in id order: alpha, beta, delta, gamma. With a cap of 0, delta only runs because
     # the restart after beta was free.
     assert outcome.statuses("small.alpha") == outcome.statuses("small.delta") == {"pass"}
     gamma = outcome.of("small.gamma")  # a required case: an error, and no restart left
     assert {(r.status, r.error_kind) for r in gamma} == {("error", "timeout")}
-    assert "no answer within 1.5s" in gamma[0].message  # the required case gets the full timeout
+    assert "no answer within 6s" in gamma[0].message  # the required case gets the full timeout
     assert outcome.runner.restarts == 1
-    assert time.monotonic() - started < 10
+    assert time.monotonic() - started < 120  # not the hour the fake hangs
 
 
 def test_a_crash_on_the_last_case_is_restarted_when_the_next_run_brings_a_case(corpus, fake):

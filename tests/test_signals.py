@@ -10,7 +10,7 @@ import time
 import uuid
 from pathlib import Path
 
-from helpers import sigint_as_default
+from helpers import settled, sigint_as_default
 
 from conformance.reporting.stream import read_report
 
@@ -66,7 +66,7 @@ def test_ctrl_c_while_a_worker_waits_for_its_hello_stops_at_once(corpus_dir, fak
     assert process.returncode == 130, err
     assert waited < 20, waited  # not the 60 s hello timeout
     assert b"Traceback" not in err
-    assert tagged_processes(tag) == []
+    assert settled(lambda: tagged_processes(tag)) == []
 
 
 def test_sigterm_stops_the_run_like_ctrl_c_and_exits_143(corpus_dir, fake, tmp_path):
@@ -85,5 +85,5 @@ def test_sigterm_stops_the_run_like_ctrl_c_and_exits_143(corpus_dir, fake, tmp_p
     assert b"Traceback" not in err
     assert read_report(report).interrupted
     assert "INTERRUPTED" in html.read_text()
-    assert tagged_processes(tag) == []
+    assert settled(lambda: tagged_processes(tag)) == []
     assert not list((tmp_path / "tmp").glob("pi-conformance-run-*"))

@@ -98,6 +98,7 @@ class ProcessConnection:
         self.scanned = 0  # bytes of ``buffer`` known to hold no newline
         self.eof = False
         self.stdin_open = True
+        self.answered = False  # until its first answer, whatever it writes is that answer
         self.stderr = _StderrTail(self.process.stderr)
 
     @property
@@ -105,14 +106,20 @@ class ProcessConnection:
         return self.process.pid
 
     def ask(self, message: dict[str, Any], timeout: float) -> Any:
-        self._refuse_unsolicited()
+        """Send ``message``; its answer is the next line written. The first line a process
+        writes is the answer to its first request, written before the request or after: only
+        once it has answered is a line nobody asked for told apart (``_refuse_unsolicited``)."""
+        if self.answered:
+            self._refuse_unsolicited()
         line = self._exchange(jsonio.dumps_line(message), timeout, to_eof=False)
         try:
-            return self._parse(line)
+            answer = self._parse(line)
         except ProtocolViolation:
             if self.eof:  # it died half way through its answer
                 raise self._crashed("it exited in the middle of an answer") from None
             raise
+        self.answered = True
+        return answer
 
     def ask_once(self, message: dict[str, Any], timeout: float) -> Any:
         """The one-shot exchange: whole stdout is the answer; the process must exit 0."""
@@ -201,7 +208,9 @@ class ProcessConnection:
 
     def _refuse_unsolicited(self) -> None:
         """Output nobody asked for (a log line after the last answer) would be taken for the
-        next answer; say what it is instead of blaming an innocent case for bad JSON."""
+        next answer; say what it is instead of blaming an innocent case for bad JSON. Only
+        after an answer: before its first, a line is that answer whenever it was written (the
+        request may or may not have gone out yet: a race the error must not depend on)."""
         if not self.eof:
             with contextlib.suppress(BlockingIOError, OSError):
                 while len(self.buffer) <= self.max_line:

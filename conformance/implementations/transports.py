@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from conformance import jsonio
 from conformance.errors import ImplementationError
 from conformance.implementations import protocol, python_host
 from conformance.implementations import reference as ref
@@ -138,7 +139,11 @@ class PersistentImplementation(Implementation):
             connection.abort()
         try:
             answer = connection.ask(protocol.hello_request(), HELLO_TIMEOUT)
-            return connection, protocol.Hello.parse(answer)
+            try:
+                return connection, protocol.Hello.parse(answer)
+            except ImplementationError as exc:
+                shown = jsonio.dumps(answer)[:200].decode("utf-8", errors="replace")
+                raise ImplementationError(f"{exc}; it answered {shown!r}") from None
         except ImplementationError as exc:
             connection.kill()
             if self.connection is connection:
@@ -146,8 +151,12 @@ class PersistentImplementation(Implementation):
             raise ImplementationError(self.handshake_failure(exc)) from None
 
     def handshake_failure(self, exc: ImplementationError) -> str:
-        """What to say when the hello failed."""
-        return f"{self.spec}: handshake failed: {exc}"
+        """What to say when the hello failed. A line that is not a hello answer is usually a
+        log line written first (whether before or after the hello request went out)."""
+        if isinstance(exc, (Timeout, Crashed)):
+            return f"{self.spec}: handshake failed: {exc}"
+        return (f"{self.spec}: handshake failed: {exc}; the first line it writes to stdout "
+                "must be its hello answer (logs belong on stderr)")
 
     def _connect(self) -> protocol.Hello:
         self.connection, hello = self._open(main=True)
