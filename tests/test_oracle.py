@@ -338,6 +338,10 @@ def test_compare_finds_shrinks_and_promotes_an_anonymized_planted_bug(tmp_path, 
     assert len(found) == 1, "one root cause, shrunk once"
     shrunk = (found[0] / "session.jsonl").read_bytes()
     assert triggers(shrunk) and shrunk.count(b"\n") <= 3, shrunk.decode()
+    # The candidate says which exact difference it was shrunk for, and still shows it.
+    made_for = json.loads((found[0] / "candidate.json").read_text())["made_for"]
+    assert made_for["stage"] == "stats" and made_for["path"].startswith("$.tokens.")
+    assert made_for["path"] in (found[0] / "case.toml").read_text()
 
     corpus_dir = tmp_path / "corpus"  # the corpus without its cases: the promoted one only
     shutil.copytree(REPO / "corpus", corpus_dir, ignore=lambda folder, names: names
