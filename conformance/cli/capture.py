@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from conformance.cli import options
-from conformance.cli.support import EXIT_FAILED, friendly_errors, load_corpus, stderr
+from conformance.cli.support import EXIT_FAILED, load_corpus, stderr
 
 if TYPE_CHECKING:
     from conformance.corpus.cases import Corpus
@@ -75,31 +75,30 @@ def capture(names: tuple[str, ...], check_only: bool, no_regenerate: bool, jobs:
     from conformance.maintenance.captures.run import case_directory, select, write
     from conformance.maintenance.regenerate import regenerate
 
-    with friendly_errors():
-        corpus = load_corpus(corpus_path)
-        scenarios = select(corpus, names)
-        started = time.perf_counter()
+    corpus = load_corpus(corpus_path)
+    scenarios = select(corpus, names)
+    started = time.perf_counter()
 
-        def report(scenario: Any, seconds: float, count: list[int] = [0]) -> None:  # noqa: B006
-            count[0] += 1
-            stderr().print(f"[{count[0]}/{len(scenarios)}] {scenario.name} {seconds:.1f}s",
-                         highlight=False)
+    def report(scenario: Any, seconds: float, count: list[int] = [0]) -> None:  # noqa: B006
+        count[0] += 1
+        stderr().print(f"[{count[0]}/{len(scenarios)}] {scenario.name} {seconds:.1f}s",
+                     highlight=False)
 
-        if check_only:
-            problems = stale_captures(corpus, names, jobs, report)
-            for problem in problems:
-                stderr().print(f"[red]stale:[/] {problem}", soft_wrap=True)
-            stderr().print(f"{len(scenarios)} scenario(s) re-recorded in "
-                         f"{time.perf_counter() - started:.1f}s, {len(problems)} stale file(s)")
-            sys.exit(EXIT_FAILED if problems else 0)
-        for produced, seconds in recorded(corpus, names, jobs):
-            write(corpus, produced)
-            report(produced.scenario, seconds)
-        stderr().print(f"recorded {len(scenarios)} scenario(s) in "
-                     f"{time.perf_counter() - started:.1f}s")
-        if not no_regenerate:
-            fresh = load_corpus(corpus_path)
-            directories = {case_directory(fresh, s).resolve() for s in scenarios}
-            cases = [c for c in fresh.cases if c.directory.resolve() in directories]
-            written = regenerate(fresh, cases)
-            stderr().print(f"wrote {written} harness golden(s) for {len(cases)} derived case(s)")
+    if check_only:
+        problems = stale_captures(corpus, names, jobs, report)
+        for problem in problems:
+            stderr().print(f"[red]stale:[/] {problem}", soft_wrap=True)
+        stderr().print(f"{len(scenarios)} scenario(s) re-recorded in "
+                     f"{time.perf_counter() - started:.1f}s, {len(problems)} stale file(s)")
+        sys.exit(EXIT_FAILED if problems else 0)
+    for produced, seconds in recorded(corpus, names, jobs):
+        write(corpus, produced)
+        report(produced.scenario, seconds)
+    stderr().print(f"recorded {len(scenarios)} scenario(s) in "
+                 f"{time.perf_counter() - started:.1f}s")
+    if not no_regenerate:
+        fresh = load_corpus(corpus_path)
+        directories = {case_directory(fresh, s).resolve() for s in scenarios}
+        cases = [c for c in fresh.cases if c.directory.resolve() in directories]
+        written = regenerate(fresh, cases)
+        stderr().print(f"wrote {written} harness golden(s) for {len(cases)} derived case(s)")

@@ -10,7 +10,7 @@ import click
 
 from conformance.cli import options
 from conformance.cli.reports import output_options, render_stdout, write_outputs
-from conformance.cli.support import exit_code, friendly_errors, stderr
+from conformance.cli.support import exit_code, stderr
 
 if TYPE_CHECKING:
     from conformance.corpus.shards import Shard
@@ -59,9 +59,8 @@ def compare(impl_spec: str, paths: tuple[Path, ...], stages: tuple[str, ...],
     plan = RunPlan(impl_spec, Selection(stages=stages, apis=apis),
                    Limits(timeout=timeout, max_restarts=max_restarts), shard=shard,
                    baseline=baseline, report=report_path, allow_empty=allow_empty)
-    with friendly_errors():
-        outcome = run_compare(plan, paths, candidates=candidates, max_tests=max_tests, say=say)
-        write_outputs(outcome.report, outputs)
+    outcome = run_compare(plan, paths, candidates=candidates, max_tests=max_tests, say=say)
+    write_outputs(outcome.report, outputs)
     render_stdout(outcome.report, output_format)
     causes = root_cause_lines(outcome.report)
     if causes:

@@ -18,7 +18,7 @@ from conformance.cli.capture import capture
 from conformance.cli.coverage import coverage
 from conformance.cli.discrepancies import discrepancies
 from conformance.cli.fuzz import promote
-from conformance.cli.support import EXIT_FAILED, friendly_errors, load_corpus, stderr
+from conformance.cli.support import EXIT_FAILED, load_corpus, stderr
 from conformance.errors import ConformanceError
 
 
@@ -49,15 +49,14 @@ def regenerate(filters: tuple[str, ...], corpus_path: Path | None) -> None:
     from conformance.maintenance.regenerate import refresh_models
     from conformance.maintenance.regenerate import regenerate as write_goldens
 
-    with friendly_errors():
-        corpus = load_corpus(corpus_path)
-        if not filters and refresh_models(corpus):
-            stderr().print("models.json updated from Pi's catalog")
-        cases = corpus.select(filters)
-        if not cases:
-            raise ConformanceError(f"no case matches {' '.join(filters)}")
-        written = write_goldens(corpus, cases, _progress_printer(len(cases)))
-        stderr().print(f"wrote {written} golden file(s) for {len(cases)} case(s)")
+    corpus = load_corpus(corpus_path)
+    if not filters and refresh_models(corpus):
+        stderr().print("models.json updated from Pi's catalog")
+    cases = corpus.select(filters)
+    if not cases:
+        raise ConformanceError(f"no case matches {' '.join(filters)}")
+    written = write_goldens(corpus, cases, _progress_printer(len(cases)))
+    stderr().print(f"wrote {written} golden file(s) for {len(cases)} case(s)")
 
 
 @corpus.command()
@@ -81,40 +80,39 @@ def check(lint_only: bool, skip_captures: bool, filters: tuple[str, ...],
     from conformance.maintenance.regenerate import freshness, reference_models
 
     say = stderr()
-    with friendly_errors():
-        corpus = load_corpus(corpus_path)
-        problems = corpus.lint()
-        for problem in problems:
-            say.print(f"[red]lint:[/] {problem.describe()}", soft_wrap=True)
-        stale: list[object] = []
-        for case in corpus.select(filters) if not problems else []:
-            if case.generated is not None and (reason := case.generated.verify()):
-                stale.append(case.id)
-                say.print(f"[red]stale:[/] {case.id}: {reason}", soft_wrap=True)
-        if not problems and not lint_only:
-            fresh_models = reference_models()
-            if jsonio.read_json(corpus.root / "models.json") != fresh_models:
-                stale.append("models.json")
-                say.print("[red]stale:[/] models.json differs from Pi's catalog")
-            cases = corpus.select(filters)
-            for item in freshness(corpus, cases):
-                stale.append(item)
-                say.print(f"[red]stale:[/] {item.case} {item.stage}: {item.reason}",
-                          soft_wrap=True)
-                for diff in item.differences[:5]:
-                    say.print(f"    {diff.path}: golden {diff.expected!r:.80} "
-                              f"reference {diff.actual!r:.80}", soft_wrap=True)
-            if not skip_captures and not filters:
-                for stale_file in stale_captures(corpus):
-                    stale.append(stale_file)
-                    say.print(f"[red]stale capture:[/] {stale_file}", soft_wrap=True)
-        cases_total = len(corpus.case_directories())
-        if problems or stale:
-            say.print(f"check failed: {len(problems)} lint problem(s), {len(stale)} stale "
-                      f"golden(s) in {cases_total} case(s)")
-            sys.exit(EXIT_FAILED)
-        what = "lint" if lint_only else "lint and freshness against the reference"
-        say.print(f"check passed: {cases_total} case(s), {what}")
+    corpus = load_corpus(corpus_path)
+    problems = corpus.lint()
+    for problem in problems:
+        say.print(f"[red]lint:[/] {problem.describe()}", soft_wrap=True)
+    stale: list[object] = []
+    for case in corpus.select(filters) if not problems else []:
+        if case.generated is not None and (reason := case.generated.verify()):
+            stale.append(case.id)
+            say.print(f"[red]stale:[/] {case.id}: {reason}", soft_wrap=True)
+    if not problems and not lint_only:
+        fresh_models = reference_models()
+        if jsonio.read_json(corpus.root / "models.json") != fresh_models:
+            stale.append("models.json")
+            say.print("[red]stale:[/] models.json differs from Pi's catalog")
+        cases = corpus.select(filters)
+        for item in freshness(corpus, cases):
+            stale.append(item)
+            say.print(f"[red]stale:[/] {item.case} {item.stage}: {item.reason}",
+                      soft_wrap=True)
+            for diff in item.differences[:5]:
+                say.print(f"    {diff.path}: golden {diff.expected!r:.80} "
+                          f"reference {diff.actual!r:.80}", soft_wrap=True)
+        if not skip_captures and not filters:
+            for stale_file in stale_captures(corpus):
+                stale.append(stale_file)
+                say.print(f"[red]stale capture:[/] {stale_file}", soft_wrap=True)
+    cases_total = len(corpus.case_directories())
+    if problems or stale:
+        say.print(f"check failed: {len(problems)} lint problem(s), {len(stale)} stale "
+                  f"golden(s) in {cases_total} case(s)")
+        sys.exit(EXIT_FAILED)
+    what = "lint" if lint_only else "lint and freshness against the reference"
+    say.print(f"check passed: {cases_total} case(s), {what}")
 
 
 @corpus.command("block-matrix")
@@ -128,8 +126,7 @@ def block_matrix(overwrite: bool, corpus_path: Path | None) -> None:
     """
     from conformance.maintenance.block_matrix import write_matrix
 
-    with friendly_errors():
-        written = write_matrix(load_corpus(corpus_path), overwrite)
+    written = write_matrix(load_corpus(corpus_path), overwrite)
     stderr().print(f"wrote {len(written)} matrix case(s); now run: "
                    "pi-conformance corpus regenerate 'matrix.*'", highlight=False)
 

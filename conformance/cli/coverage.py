@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import click
 
 from conformance.cli import options
-from conformance.cli.support import friendly_errors, load_corpus
+from conformance.cli.support import load_corpus
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -116,8 +116,7 @@ def coverage(output_format: str, fail_uncovered: bool, corpus_path: Path | None)
     from conformance import jsonio
     from conformance.maintenance.coverage import compute
 
-    with friendly_errors():
-        result = compute(load_corpus(corpus_path))
+    result = compute(load_corpus(corpus_path))
     if output_format == "json":
         click.echo(jsonio.dumps_pretty(result.to_json()), nl=False)
     else:

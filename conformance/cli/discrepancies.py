@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from conformance.cli import options
-from conformance.cli.support import friendly_errors, load_corpus, stderr
+from conformance.cli.support import load_corpus, stderr
 from conformance.errors import ConformanceError
 
 
@@ -37,17 +37,16 @@ def discrepancies(verify: bool, reports_dir: Path, out_dir: Path, impl_specs: tu
     """
     from conformance.maintenance.discrepancies.build import Settings, build
 
-    with friendly_errors():
-        specs = {}
-        for item in impl_specs:
-            name, sep, spec = item.partition("=")
-            if not sep or not name or not spec:
-                raise ConformanceError(f"--impl wants NAME=SPEC, not {item!r}")
-            specs[name] = spec
-        outcome = build(Settings(
-            corpus=load_corpus(corpus_path), reports=reports_dir, out=out_dir, verify=verify,
-            impl_specs=specs, max_tests=max_tests, timeout=timeout,
-            say=lambda message: stderr().print(message, highlight=False, soft_wrap=True)))
+    specs = {}
+    for item in impl_specs:
+        name, sep, spec = item.partition("=")
+        if not sep or not name or not spec:
+            raise ConformanceError(f"--impl wants NAME=SPEC, not {item!r}")
+        specs[name] = spec
+    outcome = build(Settings(
+        corpus=load_corpus(corpus_path), reports=reports_dir, out=out_dir, verify=verify,
+        impl_specs=specs, max_tests=max_tests, timeout=timeout,
+        say=lambda message: stderr().print(message, highlight=False, soft_wrap=True)))
     entries = outcome.index["discrepancies"]
     targets: dict[str, list[dict]] = {}
     for entry in entries:

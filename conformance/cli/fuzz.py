@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import click
 
 from conformance.cli import options
-from conformance.cli.support import EXIT_FAILED, friendly_errors, load_corpus, stderr
+from conformance.cli.support import EXIT_FAILED, load_corpus, stderr
 
 if TYPE_CHECKING:
     from conformance.corpus.shards import Shard
@@ -64,7 +64,7 @@ def fuzz(impl_spec: str, max_examples: int, seed: int | None, stages: tuple[str,
         ["--impl", impl_spec, "--max-examples", str(max_examples), "--sessions", kind]
         + (["--seed", str(seed)] if seed is not None else [])
         + [arg for stage in stages for arg in ("--stage", stage)])
-    with friendly_errors(), contextlib.ExitStack() as stack:
+    with contextlib.ExitStack() as stack:
         seed = fuzz_seed(seed)  # the generators start while Node does
         generators = start_generators(kind, max_examples, seed, jobs)
         stack.callback(generators.close)
@@ -153,18 +153,17 @@ def promote(candidate: Path, case_id: str | None, area: str | None, anonymize: b
     """
     from conformance.maintenance.promote import promote as add_to_corpus
 
-    with friendly_errors():
-        area = area or _candidate_area(candidate)
-        if anonymize:
-            from conformance.maintenance.anonymized_promotion import promote_anonymized
+    area = area or _candidate_area(candidate)
+    if anonymize:
+        from conformance.maintenance.anonymized_promotion import promote_anonymized
 
-            done = promote_anonymized(candidate, load_corpus(corpus_path), case_id, area,
-                                      impl_spec)
-            case = done.case
-            stderr().print("anonymized; the same difference on "
-                           + ", ".join(done.signatures))
-        else:
-            case = add_to_corpus(candidate, load_corpus(corpus_path), case_id, area)
+        done = promote_anonymized(candidate, load_corpus(corpus_path), case_id, area,
+                                  impl_spec)
+        case = done.case
+        stderr().print("anonymized; the same difference on "
+                       + ", ".join(done.signatures))
+    else:
+        case = add_to_corpus(candidate, load_corpus(corpus_path), case_id, area)
     stderr().print(f"promoted {candidate} -> {case.directory} as {case.id} "
                    f"({len(case.stages)} golden(s) from the reference)")
 

@@ -33,7 +33,15 @@ def _commands() -> LazyCommands:
 
 class SectionedGroup(click.Group):
     """A group whose ``--help`` lists its commands under headings, in the order of SECTIONS,
-    from that table: listing them imports none of them."""
+    from that table: listing them imports none of them. Every command runs inside
+    ``friendly_errors``: the one place an expected problem becomes one line and exit 2, and
+    Ctrl-C or SIGTERM "interrupted" and exit 130 or 143."""
+
+    def invoke(self, ctx: click.Context) -> object:
+        from conformance.cli.support import friendly_errors  # only once a command runs
+
+        with friendly_errors():
+            return super().invoke(ctx)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         assert isinstance(self.commands, LazyCommands)

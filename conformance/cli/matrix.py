@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from conformance.cli import options
-from conformance.cli.support import friendly_errors, load_corpus, stderr
+from conformance.cli.support import load_corpus, stderr
 from conformance.errors import ConformanceError
 
 
@@ -32,19 +32,18 @@ def matrix(impls: tuple[str, ...], out_dir: Path, cases: tuple[str, ...],
     from conformance.reporting.drift import drift_data, write_drift
     from conformance.reporting.matrix import matrix_data, write_matrix
 
-    with friendly_errors():
-        corpus = load_corpus(corpus_path)
-        entries = select_entries(impls)
-        selected = corpus.select(cases)
-        if not selected:
-            raise ConformanceError("no case matches " + " ".join(cases))
-        plan = RunPlan("", limits=Limits(timeout=timeout))
-        columns = run_matrix(corpus, entries, out_dir, plan, cases=selected,
-                             on_start=lambda e: stderr().print(f"[bold]{e.spec}[/]: {e.summary}"))
-        data = matrix_data(corpus, columns, selected)
-        written = write_matrix(data, out_dir)
-        if sum(1 for c in columns if c.answers) >= 2:
-            written += write_drift(drift_data(corpus, columns), out_dir)
+    corpus = load_corpus(corpus_path)
+    entries = select_entries(impls)
+    selected = corpus.select(cases)
+    if not selected:
+        raise ConformanceError("no case matches " + " ".join(cases))
+    plan = RunPlan("", limits=Limits(timeout=timeout))
+    columns = run_matrix(corpus, entries, out_dir, plan, cases=selected,
+                         on_start=lambda e: stderr().print(f"[bold]{e.spec}[/]: {e.summary}"))
+    data = matrix_data(corpus, columns, selected)
+    written = write_matrix(data, out_dir)
+    if sum(1 for c in columns if c.answers) >= 2:
+        written += write_drift(drift_data(corpus, columns), out_dir)
     for item in data["implementations"]:
         if "unavailable" in item:
             stderr().print(f"  {item['key']}: [red]unavailable[/] {item['unavailable']}")
@@ -88,9 +87,8 @@ def adapters_install(specs: tuple[str, ...], force: bool) -> None:
     """Install known implementations now (default: all), instead of on first use."""
     from conformance.execution.matrix import select_entries
 
-    with friendly_errors():
-        for entry in select_entries(specs):
-            done = entry.install(force=force)
-            how = f"installed in {done.seconds:.1f}s" if done.seconds else "already installed"
-            stderr().print(f"{entry.spec}: {how} ({done.prefix})")
+    for entry in select_entries(specs):
+        done = entry.install(force=force)
+        how = f"installed in {done.seconds:.1f}s" if done.seconds else "already installed"
+        stderr().print(f"{entry.spec}: {how} ({done.prefix})")
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from conformance.cli import options
-from conformance.cli.support import friendly_errors, stderr, verdict_exit_code
+from conformance.cli.support import stderr, verdict_exit_code
 
 
 @click.group("report")
@@ -31,13 +31,12 @@ def merge(paths: tuple[Path, ...], output: Path | None) -> None:
     from conformance.reporting.merge import merge as merge_reports
     from conformance.reporting.stream import close_report, report_file
 
-    with friendly_errors():
-        shards = load_shards(paths)
-        with report_file(output) as (path, stream):
-            merged = merge_reports(shards, stream, path)
-            close_report(stream, path)
-            if output is None:
-                sys.stdout.buffer.write(path.read_bytes())
+    shards = load_shards(paths)
+    with report_file(output) as (path, stream):
+        merged = merge_reports(shards, stream, path)
+        close_report(stream, path)
+        if output is None:
+            sys.stdout.buffer.write(path.read_bytes())
     stderr().print(f"merged {len(paths)} shard(s): {len(merged.results)} result(s)"
                    + (f" -> {output}" if output else ""))
     sys.exit(verdict_exit_code(merged))

@@ -13,7 +13,7 @@ from typing import IO, TYPE_CHECKING
 import click
 
 from conformance.cli import options
-from conformance.cli.support import EXIT_FAILED, friendly_errors, stderr
+from conformance.cli.support import EXIT_FAILED, stderr
 from conformance.errors import ConformanceError
 
 if TYPE_CHECKING:
@@ -35,34 +35,33 @@ def reference_install(force: bool) -> None:
     from conformance.implementations import reference as ref
     from conformance.implementations.known.install import worth_showing
 
-    with friendly_errors():
-        installation = ref.default_installation()
-        if installation.is_complete() and not force:
-            stderr().print(f"already installed in {installation.prefix}", soft_wrap=True)
-        else:
-            writable(installation.prefix.parent)  # an unwritable cache: say only that
-            if not sys.stderr.isatty():  # the spinner shows only on a terminal
-                stderr().print(f"installing Node 22 and the pinned Pi into "
-                               f"{installation.prefix} (npm ci, about a minute)", soft_wrap=True)
-            columns = (SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn())
-            with Progress(*columns, console=stderr(), transient=True) as progress:
-                task = progress.add_task("npm ci (pinned Pi and Node 22)")
-                fetched = 0
+    installation = ref.default_installation()
+    if installation.is_complete() and not force:
+        stderr().print(f"already installed in {installation.prefix}", soft_wrap=True)
+    else:
+        writable(installation.prefix.parent)  # an unwritable cache: say only that
+        if not sys.stderr.isatty():  # the spinner shows only on a terminal
+            stderr().print(f"installing Node 22 and the pinned Pi into "
+                           f"{installation.prefix} (npm ci, about a minute)", soft_wrap=True)
+        columns = (SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn())
+        with Progress(*columns, console=stderr(), transient=True) as progress:
+            task = progress.add_task("npm ci (pinned Pi and Node 22)")
+            fetched = 0
 
-                def on_line(line: str) -> None:
-                    nonlocal fetched
-                    if "fetch" in line or "GET" in line:
-                        fetched += 1
-                    progress.update(task, description=f"npm ci: {fetched} fetches; {line[-70:]}")
-                    if not sys.stderr.isatty() and worth_showing(line):
-                        stderr().print(line, markup=False, soft_wrap=True)
+            def on_line(line: str) -> None:
+                nonlocal fetched
+                if "fetch" in line or "GET" in line:
+                    fetched += 1
+                progress.update(task, description=f"npm ci: {fetched} fetches; {line[-70:]}")
+                if not sys.stderr.isatty() and worth_showing(line):
+                    stderr().print(line, markup=False, soft_wrap=True)
 
-                installation = ref.install(force=force, on_line=on_line)
-        versions = installation.versions()
-        versions["node"] = installation.node_version()
-        for name, version in versions.items():
-            stderr().print(f"  {name} {version}")
-        stderr().print(f"reference ready in {installation.prefix}", soft_wrap=True)
+            installation = ref.install(force=force, on_line=on_line)
+    versions = installation.versions()
+    versions["node"] = installation.node_version()
+    for name, version in versions.items():
+        stderr().print(f"  {name} {version}")
+    stderr().print(f"reference ready in {installation.prefix}", soft_wrap=True)
 
 
 @reference.command("status")
@@ -102,7 +101,7 @@ def reference_run(paths: tuple[Path, ...], stages: tuple[str, ...], output_forma
     """
     from conformance.execution.oracle import ReferenceOracle, find_sessions
 
-    with friendly_errors(), _opened(output) as sink:
+    with _opened(output) as sink:
         files = find_sessions(paths)
         with ReferenceOracle(stages, stage_timeout=stage_timeout) as oracle:
             writer = _JsonWriter(sink, oracle, len(files)) if output_format == "json" \

@@ -15,21 +15,12 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from conformance.cli import options
-from conformance.cli.support import EXIT_FAILED, friendly_errors, verdict_exit_code
+from conformance.cli.support import EXIT_FAILED, verdict_exit_code
 from conformance.errors import ConformanceError
 from conformance.reporting.formats import FORMATS
 
 if TYPE_CHECKING:
     from conformance.reporting.model import Report
-
-
-def _friendly(fn: Callable[..., Any]) -> Callable[..., Any]:
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        with friendly_errors():
-            return fn(*args, **kwargs)
-
-    return wrapper
 
 
 def write_text(path: Path, text: str) -> None:
@@ -94,7 +85,6 @@ def say_interrupted(report: Report, path: Path) -> None:
               type=click.Choice(FORMATS),
               help="terminal text, Markdown, JUnit XML, HTML, or the JSON summary.")
 @options.OUTPUT
-@_friendly
 def render(report_path: Path, output_format: str, output: Path | None) -> None:
     """Render a run's report: text, Markdown, JUnit, HTML or JSON.
 
@@ -119,7 +109,6 @@ def render(report_path: Path, output_format: str, output: Path | None) -> None:
 @click.argument("after", metavar="B.jsonl", type=options.REPORT_FILE)
 @click.option("--format", "output_format", default="text", show_default=True,
               type=click.Choice(["text", "json"]), help="For people, or schemas/diff.schema.json.")
-@_friendly
 def diff(before: Path, after: Path, output_format: str) -> None:
     """What changed from run A to run B; exit 1 on new failures."""
     import json
@@ -144,7 +133,6 @@ def diff(before: Path, after: Path, output_format: str) -> None:
 @options.OUTPUT
 @click.option("--keep", "previous", type=click.Path(path_type=Path, dir_okay=False),
               help="An older baseline whose reasons and issue links are kept.")
-@_friendly
 def baseline(report_path: Path, output: Path | None, previous: Path | None) -> None:
     """Write a known-failures file from a report's failures.
 

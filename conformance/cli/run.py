@@ -11,7 +11,7 @@ import click
 
 from conformance.cli import options
 from conformance.cli.reports import output_options, render_stdout, write_outputs
-from conformance.cli.support import exit_code, friendly_errors, load_corpus, stderr
+from conformance.cli.support import exit_code, load_corpus, stderr
 
 if TYPE_CHECKING:
     from conformance.corpus.shards import Shard
@@ -48,34 +48,33 @@ def run(impl_spec: str, cases: tuple[str, ...], features: tuple[str, ...],
     when interrupted, 143 on SIGTERM (the report and the renderings are still written,
     marked so).
     """
-    with friendly_errors():
-        from conformance.corpus.selection import Selection
-        from conformance.implementations.early import EarlyStart
+    from conformance.corpus.selection import Selection
+    from conformance.implementations.early import EarlyStart
 
-        selection = Selection(cases, features, stages, apis)
-        # The implementation starts now, and its handshake overlaps loading the runner and
-        # the corpus; execute() owns it from the moment it is called. A run narrowed to some
-        # stages says which, so that it loads only what they need (PI_CONFORMANCE_STAGES).
-        early = EarlyStart.begin(impl_spec, selection.hint)
-        try:
-            from conformance.cli.progress import progress_bar
-            from conformance.execution.executor import execute
-            from conformance.execution.plan import Limits, RunPlan
+    selection = Selection(cases, features, stages, apis)
+    # The implementation starts now, and its handshake overlaps loading the runner and
+    # the corpus; execute() owns it from the moment it is called. A run narrowed to some
+    # stages says which, so that it loads only what they need (PI_CONFORMANCE_STAGES).
+    early = EarlyStart.begin(impl_spec, selection.hint)
+    try:
+        from conformance.cli.progress import progress_bar
+        from conformance.execution.executor import execute
+        from conformance.execution.plan import Limits, RunPlan
 
-            plan = RunPlan(impl_spec, selection,
-                           Limits(timeout=timeout, max_restarts=max_restarts, jobs=jobs,
-                                  validate_protocol=validate_protocol),
-                           shard=shard, baseline=baseline, report=report_path,
-                           allow_empty=allow_empty)
-            corpus = load_corpus(corpus_path)
-            bar = progress_bar(not quiet and output_format == "terminal")
-        except BaseException:
-            early.discard()
-            raise
-        with bar or contextlib.nullcontext():
-            outcome = execute(plan, corpus, early=early, watcher=bar)
-        write_outputs(outcome.report, outputs)
-        render_stdout(outcome.report, output_format)
+        plan = RunPlan(impl_spec, selection,
+                       Limits(timeout=timeout, max_restarts=max_restarts, jobs=jobs,
+                              validate_protocol=validate_protocol),
+                       shard=shard, baseline=baseline, report=report_path,
+                       allow_empty=allow_empty)
+        corpus = load_corpus(corpus_path)
+        bar = progress_bar(not quiet and output_format == "terminal")
+    except BaseException:
+        early.discard()
+        raise
+    with bar or contextlib.nullcontext():
+        outcome = execute(plan, corpus, early=early, watcher=bar)
+    write_outputs(outcome.report, outputs)
+    render_stdout(outcome.report, output_format)
     if outcome.interrupted:
         stderr().print("interrupted")
     sys.exit(exit_code(outcome.report))

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from conformance.cli import options
-from conformance.cli.support import EXIT_FAILED, friendly_errors, load_corpus
+from conformance.cli.support import EXIT_FAILED, load_corpus
 
 
 @click.command("smoke")
@@ -24,8 +24,7 @@ def smoke(impl_spec: str, cases: tuple[str, ...], timeout: float,
     """
     from conformance.execution.smoke import smoke as checks_of
 
-    with friendly_errors():
-        checks = checks_of(impl_spec, load_corpus(corpus_path), cases, timeout)
+    checks = checks_of(impl_spec, load_corpus(corpus_path), cases, timeout)
     for check in checks:
         click.echo(check.line())
     failed = [c for c in checks if not c.ok]
