@@ -15,6 +15,7 @@ from click.testing import CliRunner
 
 from conformance.cli.main import main
 from conformance.corpus.cases import Corpus
+from conformance.corpus.session_generators import GENERATORS
 from conformance.reporting.stream import read_report
 
 FAKES = Path(__file__).resolve().parent / "fakes"
@@ -50,7 +51,7 @@ def test_a_library_given_its_input_gets_the_verdicts_run_gives_on_the_same_sessi
 
 
 @pytest.mark.reference
-def test_pi_agrees_with_itself_on_old_empty_and_header_only_files(tmp_path):
+def test_pi_agrees_with_itself_on_old_empty_header_only_and_large_files(tmp_path):
     """What Pi invents (a v1 migration's ids, an empty file's header) is volatile, not a
     difference: Pi against itself passes every stage of such files."""
     sessions = tmp_path / "sessions"
@@ -61,11 +62,13 @@ def test_pi_agrees_with_itself_on_old_empty_and_header_only_files(tmp_path):
     (sessions / "header.jsonl").write_bytes(
         b'{"type":"session","version":3,"id":"s","timestamp":"2024-01-01T00:00:00.000Z",'
         b'"cwd":"/p"}\n')
+    large = GENERATORS["branching-session"].build(11, 800)  # about 1 MB, compactions included
+    (sessions / "large.jsonl").write_bytes(large)
     report = tmp_path / "report.jsonl"
     done = CliRunner().invoke(main, ["compare", "--impl", "reference", str(sessions),
                                      "--report", str(report), "--format", "json"])
     assert done.exit_code == 0, done.output
     results = read_report(report).results
-    assert len({r.case for r in results}) == 3
+    assert len({r.case for r in results}) == 4 and len(large) > 500_000
     assert {r.status for r in results} <= {"pass", "info"}
-    assert sum(r.status == "pass" for r in results) >= 3 * 6
+    assert sum(r.status == "pass" for r in results) >= 4 * 6
