@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import click
 
 from conformance.cli import options
-from conformance.cli.support import load_corpus
+from conformance.cli.support import console, load_corpus
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -111,8 +111,6 @@ def render_terminal(coverage: Coverage, console: Console) -> None:
 @options.CORPUS
 def coverage(output_format: str, fail_uncovered: bool, corpus_path: Path | None) -> None:
     """Clauses, stages, features, APIs and the block matrix, by the cases."""
-    from rich.console import Console
-
     from conformance import jsonio
     from conformance.maintenance.coverage import compute
 
@@ -120,5 +118,5 @@ def coverage(output_format: str, fail_uncovered: bool, corpus_path: Path | None)
     if output_format == "json":
         click.echo(jsonio.dumps_pretty(result.to_json()), nl=False)
     else:
-        render_terminal(result, Console(highlight=False))
+        render_terminal(result, console())
     sys.exit(1 if fail_uncovered and (result.uncovered or result.unknown_clauses) else 0)

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from conformance.cli import options
-from conformance.cli.support import load_corpus, stderr
+from conformance.cli.support import console, load_corpus, stderr
 from conformance.errors import ConformanceError
 
 
@@ -65,7 +65,6 @@ def adapters() -> None:
 @adapters.command("list")
 def adapters_list() -> None:
     """List the known implementations, what they claim and whether they are installed."""
-    from rich.console import Console
     from rich.table import Table
 
     from conformance.implementations.known import KNOWN
@@ -77,7 +76,7 @@ def adapters_list() -> None:
     for entry in KNOWN:
         table.add_row(entry.spec, entry.language, "yes" if entry.is_installed() else "no",
                       entry.claims, entry.summary)
-    Console().print(table)
+    console().print(table)
 
 
 @adapters.command("install")

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from conformance.cli import options
-from conformance.cli.support import EXIT_FAILED, verdict_exit_code
+from conformance.cli.support import EXIT_FAILED, console, verdict_exit_code
 from conformance.errors import ConformanceError
 from conformance.reporting.formats import FORMATS
 
@@ -62,11 +62,9 @@ def write_outputs(report: Report, outputs: dict[str, Path]) -> None:
 def render_stdout(report: Report, output_format: str) -> None:
     """What ``run`` and ``render`` print on stdout; the terminal format keeps its colours."""
     if output_format == "terminal":
-        from rich.console import Console
-
         from conformance.reporting.render import terminal
 
-        terminal(report, Console(highlight=False))
+        terminal(report, console())
     else:
         from conformance.reporting.renderers import renderer
 

@@ -7,6 +7,7 @@ command runs, so ``pi-conformance --help`` does not pay for them.
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
 import sys
 import threading
@@ -31,12 +32,27 @@ EXIT_TERMINATED = 143  # 128 + SIGTERM
 _terminated = threading.Event()
 
 
+#: The width of output that is not a terminal (a CI log, a pipe, a file): wide enough that no
+#: table cell is cut and no line is wrapped in the middle of a path or a stage name; the log
+#: viewer wraps lines itself. ``COLUMNS``, when set, still wins.
+LOG_WIDTH = 1000
+
+
+def console(*, stderr: bool = False) -> Console:
+    """A console for stdout (data) or stderr (progress and problems): as wide as the terminal,
+    or, when the output is not one, ``LOG_WIDTH`` wide and never soft-wrapped."""
+    from rich.console import Console
+
+    plain = Console(stderr=stderr, highlight=False)
+    if plain.is_terminal or "COLUMNS" in os.environ:
+        return plain
+    return Console(stderr=stderr, highlight=False, width=LOG_WIDTH, soft_wrap=True)
+
+
 @cache
 def stderr() -> Console:
     """The console for progress and problems; data goes to stdout."""
-    from rich.console import Console
-
-    return Console(stderr=True, highlight=False)
+    return console(stderr=True)
 
 
 def fail(exc: ConformanceError) -> None:
