@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -48,7 +49,9 @@ def test_generated_sessions_are_whole_trees_of_the_size_asked(branchy: bool):
 
 def _corpus(tmp_path: Path, body: str = GENERATE) -> Corpus:
     root = write_corpus(tmp_path / "corpus", CLAUSES, {"large/one": 'features = ["basic"]\n'
-                                                                     'stages = ["stats"]\n' + body})
+                                                                     'stages = ["stats"]\n'
+                                                                     'withheld_inputs = '
+                                                                     '["entries"]\n' + body})
     (root / "cases" / "large" / "one" / "session.jsonl").unlink()
     return Corpus(root)
 
@@ -64,14 +67,56 @@ def test_the_case_session_is_built_into_the_cache_on_first_use(tmp_path: Path,
     assert case.session_bytes() == coding_session(7, 300)
 
 
-def test_verify_notices_a_damaged_cache_and_provenance_names_the_seed(tmp_path: Path):
+def test_provenance_names_the_seed_and_the_sessions_digest(tmp_path: Path):
     generated = _corpus(tmp_path).cases[0].generated
     assert generated is not None
     assert generated.verify() is None
     assert generated.provenance()["seed"] == 7
     assert generated.provenance()["generator"] == "coding-session"
-    generated.cache_path.write_bytes(b"damaged\n")
-    assert "differs from a fresh build" in (generated.verify() or "")
+    assert generated.provenance()["sha256"] == generated.sha256()
+
+
+@pytest.mark.parametrize("damage", ["truncated", "edited", "digest lost"])
+def test_a_damaged_cached_session_is_built_again_before_any_use(tmp_path: Path, damage: str):
+    """Never judged, nor regenerated from: the digest written beside it at build time no
+    longer matches (or is gone), so the next use builds it again."""
+    case = _corpus(tmp_path).cases[0]
+    path = case.session_path
+    good = path.read_bytes()
+    digest = path.with_name(path.name + ".sha256")
+    assert digest.read_text().strip() == hashlib.sha256(good).hexdigest()
+    if damage == "truncated":
+        path.write_bytes(good[: len(good) // 2])
+    elif damage == "edited":
+        path.write_bytes(good.replace(b'"user"', b'"USER"', 1))
+    else:
+        digest.unlink()
+    reloaded = Corpus(case.directory.parent.parent.parent).cases[0]
+    assert reloaded.session_bytes() == good == coding_session(7, 300)
+
+
+def test_check_lint_only_refuses_a_golden_written_from_another_session(tmp_path: Path):
+    """The goldens record the sha256 of the session they were written from; --lint-only
+    compares it with a fresh build, without the reference."""
+    from click.testing import CliRunner
+
+    from conformance.cli.main import main
+    from conformance.corpus.goldens import Golden, write_golden
+
+    corpus = _corpus(tmp_path)
+    case = corpus.cases[0]
+    generated = case.generated
+    assert generated is not None
+    session = {**generated.provenance(), "sha256": "0" * 64}
+    write_golden(case, Golden("stats", {"output": {}}, {"session": session}))
+    done = CliRunner().invoke(main, ["corpus", "check", "--lint-only", "--corpus",
+                                     str(corpus.root)])
+    assert done.exit_code == 1, done.output
+    assert f"the stats golden was written from a session with sha256 {'0' * 64}" in done.stderr
+    write_golden(case, Golden("stats", {"output": {}}, {"session": generated.provenance()}))
+    again = CliRunner().invoke(main, ["corpus", "check", "--lint-only", "--corpus",
+                                      str(corpus.root)])
+    assert "written from a session" not in again.stderr
 
 
 def test_a_generate_case_must_not_also_commit_a_session(tmp_path: Path):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -20,6 +20,9 @@ from conformance.cli.discrepancies import discrepancies
 from conformance.cli.fuzz import promote
 from conformance.cli.support import EXIT_FAILED, load_corpus, stderr
 from conformance.errors import ConformanceError
+
+if TYPE_CHECKING:
+    from conformance.corpus.cases import Case
 
 
 @click.group()
@@ -59,6 +62,29 @@ def regenerate(filters: tuple[str, ...], corpus_path: Path | None) -> None:
     stderr().print(f"wrote {written} golden file(s) for {len(cases)} case(s)")
 
 
+def generated_staleness(case: Case) -> list[str]:
+    """Why a ``[generate]`` case's session or goldens do not match a fresh build: the cached
+    session differs, or a golden records another session's sha256 (written from a damaged or
+    older build). Checked with --lint-only too: no reference is needed."""
+    from conformance.corpus.goldens import read_golden
+
+    assert case.generated is not None
+    reason = case.generated.verify()
+    if reason:
+        return [reason]
+    fresh = case.generated.sha256()
+    found = []
+    for stage in case.stages:
+        if not case.expected_path(stage).is_file():
+            continue  # the lint says so
+        recorded = read_golden(case, stage).provenance.get("session", {}).get("sha256")
+        if recorded != fresh:
+            found.append(f"the {stage} golden was written from a session with sha256 "
+                         f"{recorded} (a fresh build: {fresh}); run: pi-conformance corpus "
+                         f"regenerate {case.id}")
+    return found
+
+
 @corpus.command()
 @click.option("--lint-only", is_flag=True, help="Skip the freshness check against the reference.")
 @click.option("--skip-captures", is_flag=True,
@@ -86,9 +112,10 @@ def check(lint_only: bool, skip_captures: bool, filters: tuple[str, ...],
         say.print(f"[red]lint:[/] {problem.describe()}", soft_wrap=True)
     stale: list[object] = []
     for case in corpus.select(filters) if not problems else []:
-        if case.generated is not None and (reason := case.generated.verify()):
-            stale.append(case.id)
-            say.print(f"[red]stale:[/] {case.id}: {reason}", soft_wrap=True)
+        if case.generated is not None:
+            for reason in generated_staleness(case):
+                stale.append(case.id)
+                say.print(f"[red]stale:[/] {case.id}: {reason}", soft_wrap=True)
     if not problems and not lint_only:
         fresh_models = reference_models()
         if jsonio.read_json(corpus.root / "models.json") != fresh_models:
