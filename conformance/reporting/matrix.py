@@ -122,6 +122,12 @@ def matrix_data(corpus: Corpus, columns: list[Column],
     }
 
 
+# Words, not emoji: a matrix page is read in CI logs and browsers without an emoji font, where
+# ✅ and ❌ were empty boxes.
+PASSED_MARK = "pass"
+FAILED_MARK = "FAIL"
+
+
 def cell_text(cell: dict[str, int] | None, claimed: bool) -> str:
     """``passed/judged``, where judged excludes skips, info and as-documented results (none
     of them a failure); ``—`` when not claimed."""
@@ -133,7 +139,7 @@ def cell_text(cell: dict[str, int] | None, claimed: bool) -> str:
             return "skip"
         return "info" if cell["info"] else ("as documented" if cell.get("as-documented")
                                             else "—")
-    mark = "✅" if judged == cell["pass"] else "❌"
+    mark = PASSED_MARK if judged == cell["pass"] else FAILED_MARK
     return f"{mark} {cell['pass']}/{judged}"
 
 
