@@ -112,7 +112,7 @@ class PiConformance:
             node = CaseCollector.from_parent(session, name=case.id, nodeid=case.id, case=case,
                                              plugin=self)
             # genitems fires the collection hooks, so the "collected" count includes them
-            items.extend(session.genitems(node))  # type: ignore[arg-type]
+            items.extend(session.genitems(node))
         if self.baseline is not None:
             items.append(BaselineItem.from_parent(session, name="pi-conformance-baseline",
                                                   nodeid="pi-conformance-baseline",

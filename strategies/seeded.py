@@ -228,7 +228,7 @@ class _Alphabet:
 
     def __init__(self, characters: Any):
         self.characters = characters  # kept: the cache is by id
-        self.intervals = _lazy.unwrap_strategies(characters).intervals
+        self.intervals = _lazy.unwrap_strategies(characters).intervals  # type: ignore[no-untyped-call]
         self.ascii = "".join(chr(c) for lo, hi in self.intervals.intervals if lo <= 127
                              for c in range(lo, min(hi, 127) + 1))
         self.simplest = "0" if "0" in self.ascii else chr(self.intervals[0])
@@ -268,10 +268,10 @@ def _floats(draw: SeededDraw, strategy: Any) -> float:
     if roll < 0.3 and candidates:
         return draw.rng.choice(candidates)
     if math.isfinite(low) and math.isfinite(high):
-        return draw.rng.uniform(low, high)
+        return float(draw.rng.uniform(low, high))
     value = math.ldexp(draw.rng.random(), draw.rng.randint(-1074, 1023))
     value = -value if draw.rng.random() < 0.5 else value
-    return max(low, min(high, value))
+    return float(max(low, min(high, value)))
 
 
 def _builds(draw: SeededDraw, strategy: Any) -> Any:

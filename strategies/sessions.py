@@ -131,7 +131,7 @@ def _role(entry: dict[str, Any]) -> str | None:
     if entry["type"] == "custom_message":
         return "custom"
     if entry["type"] == "message":
-        return entry["message"].get("role")
+        return cast("str | None", entry["message"].get("role"))
     return None
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -48,7 +49,7 @@ def discrepancies(verify: bool, reports_dir: Path, out_dir: Path, impl_specs: tu
         impl_specs=specs, max_tests=max_tests, timeout=timeout,
         say=lambda message: stderr().print(message, highlight=False, soft_wrap=True)))
     entries = outcome.index["discrepancies"]
-    targets: dict[str, list[dict]] = {}
+    targets: dict[str, list[dict[str, Any]]] = {}
     for entry in entries:
         targets.setdefault(entry["target"], []).append(entry)
     for target, items in sorted(targets.items()):

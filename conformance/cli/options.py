@@ -49,7 +49,7 @@ def parse_seconds(text: Any) -> float:
     return seconds
 
 
-class Duration(click.ParamType):
+class Duration(click.ParamType):  # type: ignore[type-arg]  # generic from click 8.2 on
     """``--timeout``: seconds, refused with one line when not finite and in range."""
 
     name = "seconds"
@@ -100,7 +100,7 @@ RUN_FORMAT = click.option("--format", "output_format", default="terminal", show_
                           help="What to print on stdout at the end.")
 
 
-class ShardType(click.ParamType):
+class ShardType(click.ParamType):  # type: ignore[type-arg]  # generic from click 8.2 on
     """``K/N`` -> a Shard (corpus/shards.py), with a usage error for anything else."""
 
     name = "K/N"

@@ -138,7 +138,8 @@ class Case:
 
 
 def _load_schema() -> dict[str, Any]:
-    return jsonio.read_json(SCHEMA_DIR / "case.schema.json")
+    schema: dict[str, Any] = jsonio.read_json(SCHEMA_DIR / "case.schema.json")
+    return schema
 
 
 _FILE_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"),
@@ -259,7 +260,9 @@ class Corpus:
     @cached_property
     def models(self) -> dict[str, Any]:
         """Model objects per API for the ``request.<api>`` stages (see reference/models.mjs)."""
-        return jsonio.read_json(self.root / "models.json", CorpusError)["models"]
+        models: dict[str, Any] = jsonio.read_json(self.root / "models.json",
+                                                  CorpusError)["models"]
+        return models
 
     @cached_property
     def _validator(self) -> jsonschema.protocols.Validator:

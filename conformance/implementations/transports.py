@@ -14,14 +14,13 @@ from pathlib import Path
 from typing import Any
 
 from conformance import jsonio
-from conformance.errors import ImplementationError
+from conformance.errors import ImplementationError, ProtocolViolation
 from conformance.implementations import protocol, python_host
 from conformance.implementations import reference as ref
 from conformance.implementations.process import (
     HELLO_TIMEOUT,
     Crashed,
     ProcessConnection,
-    ProtocolViolation,
     Timeout,
 )
 

@@ -196,7 +196,7 @@ def _deepdiff() -> tuple[Any, Any]:
     from deepdiff import DeepDiff
     from deepdiff.operator import BaseOperator
 
-    class Numbers(BaseOperator):  # type: ignore[misc]
+    class Numbers(BaseOperator):
         """JSON numbers for DeepDiff: one type, equal by ``same_number``."""
 
         def __init__(self) -> None:
