@@ -7,6 +7,7 @@ skipped without Go; in CI a missing Go is a failure, never a skip.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -16,7 +17,21 @@ from helpers import RunRequest, execute
 
 from conformance.corpus.cases import Corpus
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "go-adapter"
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "examples" / "go-adapter"
+ADAPTERS_DOC = ROOT / "docs" / "adapters.md"
+
+
+def documented_score() -> dict[str, int]:
+    """The figures docs/adapters.md ("Reading the result") gives for the example's run."""
+    text = " ".join(ADAPTERS_DOC.read_text(encoding="utf-8").split())
+    found = re.search(r"On the corpus it passes ([\d,]+) of the ([\d,]+) results that can fail"
+                      r".*?are ([\d,]+) skips .*?, ([\d,]+) info .*? and ([\d,]+) as-documented",
+                      text)
+    assert found, "docs/adapters.md no longer states the Go example's score in the known words"
+    passed, can_fail, skip, info, documented = (int(n.replace(",", "")) for n in found.groups())
+    return {"pass": passed, "fail": can_fail - passed, "skip": skip, "info": info,
+            "as-documented": documented}
 
 
 @pytest.fixture(scope="module")
@@ -52,3 +67,14 @@ def test_the_go_example_scores_on_the_corpus(adapter: Path) -> None:
     assert {r.status for r in report.results if r.stage not in ("branch", "stats")} \
         == {"skip"}
     assert not [r for r in report.results if r.status == "error"]
+    # docs/adapters.md states this run's score; it is measured here, not run a second time.
+    claimed = [r.status for r in report.results if r.stage in ("branch", "stats")]
+    measured = {status: claimed.count(status) for status in documented_score()}
+    assert measured == documented_score(), "docs/adapters.md's figures for the Go example"
+    assert len(claimed) == sum(measured.values())  # no other status the doc leaves out
+
+
+def test_the_documented_go_score_is_readable() -> None:
+    """Without Go, at least the figures the slow test checks can still be found in the doc."""
+    score = documented_score()
+    assert score["pass"] > 0 and score["fail"] >= 0

@@ -37,7 +37,8 @@ if TYPE_CHECKING:
 @options.TIMEOUT
 @click.option("-j", "--jobs", default=1, show_default=True, type=click.IntRange(1, 64),
               help="Pairs of processes (implementation and reference) answering at once.")
-@options.shard_option("each shard fuzzes its own seed, SEED*N+K-1; needs --seed")
+@options.shard_option("each shard fuzzes its own seed, SEED*N+K-1; needs --seed",
+                      "fuzz writes candidates, not a report: collect each shard's --out.")
 def fuzz(impl_spec: str, max_examples: int, seed: int | None, stages: tuple[str, ...],
          kind: str, out: Path, timeout: float, jobs: int, shard: Shard | None) -> None:
     """Fuzz IMPL against Pi with generated sessions.

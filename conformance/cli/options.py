@@ -118,8 +118,14 @@ class ShardType(click.ParamType):  # type: ignore[type-arg]  # generic from clic
             self.fail(exc.problem, param, ctx)
 
 
-def shard_option(what: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """``--shard K/N``: one part of a run split over a CI job matrix (docs/sharding.md)."""
+MERGED_BY_REPORT_MERGE = "pi-conformance report merge joins the shards' reports."
+
+
+def shard_option(what: str, joined: str = MERGED_BY_REPORT_MERGE,
+                 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """``--shard K/N``: one part of a run split over a CI job matrix (docs/sharding.md).
+
+    ``joined`` says how the shards come together: ``report merge`` for a command that writes
+    a report; a command that writes none (fuzz) says what to collect instead."""
     return click.option("--shard", type=ShardType(), metavar="K/N",
-                        help=f"Only shard K of N ({what}); pi-conformance report merge joins "
-                             "the shards' reports.")
+                        help=f"Only shard K of N ({what}); {joined}")

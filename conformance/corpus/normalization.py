@@ -5,7 +5,8 @@
   ``62630770878629400`` (found by the fuzzer). Integers below 2**53 (token counts,
   millisecond timestamps) compare exactly; only where a side is a fraction (a sum of float
   costs, which a port may add in another order) or an integer beyond 2**53 (which JavaScript
-  sums as doubles) is a relative tolerance of ``REL_TOLERANCE`` allowed.
+  sums as doubles) is a relative tolerance of ``REL_TOLERANCE`` (or, near zero, an absolute
+  ``ABS_TOLERANCE``) allowed.
 
 * the input's strings (``input_strings``): where a golden has not recorded which values Pi
   generates, judging/generated_values.py guesses that a string under one of ``ID_KEYS`` or
@@ -45,9 +46,10 @@ def same_number(a: int | float, b: int | float) -> bool:
 
     Integers below 2**53 compare exactly; a fraction on either side, or an integer beyond
     2**53 (where JavaScript's integer sums are double sums, rounded at every step), may differ
-    from the other by a relative ``REL_TOLERANCE``: costs are sums of binary fractions that a
-    port may add in another order, and a port adding huge token counts exactly gets another
-    last digit than Pi (found by the fuzzer: 2**53 against 2**53 + 2).
+    from the other by a relative ``REL_TOLERANCE`` or an absolute ``ABS_TOLERANCE`` (near
+    zero, where a relative tolerance allows almost nothing): costs are sums of binary
+    fractions that a port may add in another order, and a port adding huge token counts
+    exactly gets another last digit than Pi (found by the fuzzer: 2**53 against 2**53 + 2).
     """
     if isinstance(a, int) and isinstance(b, int) and -_EXACT < a < _EXACT and -_EXACT < b < _EXACT:
         return a == b
