@@ -54,3 +54,16 @@ def test_columns_set_by_the_user_still_wins(corpus_dir, fake, monkeypatch):
                                      "--corpus", str(corpus_dir)])
     table = [line for line in done.stdout.splitlines() if line[:1] in "┏┃┡│└"]
     assert table and max(map(len, table)) <= 60
+
+
+def test_a_failing_case_shows_its_title_and_directory(corpus_dir, fake, monkeypatch):
+    """What a reader opens next, as the pytest plugin shows it."""
+    monkeypatch.chdir(corpus_dir.parent)
+    done = CliRunner().invoke(main, ["run", "--impl", fake("wrong", "--stage", "context",
+                                                           "--on", "small.beta"),
+                                     "--corpus", str(corpus_dir)])
+    assert done.exit_code == 1, done.output
+    lines = done.stdout.splitlines()
+    first = lines.index("small.beta [context] fail: 1 difference(s)")
+    assert lines[first + 1] == ("    The entry timestamp is an ISO string; the message timestamp "
+                                "is Unix milliseconds (corpus/cases/small/beta)")

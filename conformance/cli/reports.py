@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -59,12 +59,14 @@ def write_outputs(report: Report, outputs: dict[str, Path]) -> None:
         write_text(path, renderer(output_format)(report))
 
 
-def render_stdout(report: Report, output_format: str) -> None:
-    """What ``run`` and ``render`` print on stdout; the terminal format keeps its colours."""
+def render_stdout(report: Report, output_format: str,
+                  about: Mapping[str, str] | None = None) -> None:
+    """What ``run`` and ``render`` print on stdout; the terminal format keeps its colours
+    (and, with ``about``, each failing case's title and directory)."""
     if output_format == "terminal":
         from conformance.reporting.render import terminal
 
-        terminal(report, console())
+        terminal(report, console(), about)
     else:
         from conformance.reporting.renderers import renderer
 

@@ -14,7 +14,9 @@ from conformance.cli.reports import output_options, render_stdout, write_outputs
 from conformance.cli.support import exit_code, load_corpus, stderr
 
 if TYPE_CHECKING:
+    from conformance.corpus.cases import Corpus
     from conformance.corpus.shards import Shard
+    from conformance.reporting.model import Report
 
 
 @click.command()
@@ -74,7 +76,22 @@ def run(impl_spec: str, cases: tuple[str, ...], features: tuple[str, ...],
     with bar or contextlib.nullcontext():
         outcome = execute(plan, corpus, early=early, watcher=bar)
     write_outputs(outcome.report, outputs)
-    render_stdout(outcome.report, output_format)
+    render_stdout(outcome.report, output_format, case_lines(corpus, outcome.report))
     if outcome.interrupted:
         stderr().print("interrupted")
     sys.exit(exit_code(outcome.report))
+
+
+def case_lines(corpus: Corpus, report: Report) -> dict[str, str]:
+    """Each failing case's title and directory (relative to the working directory when it
+    is under it), shown under its failure: what a reader opens next."""
+    failing = {result.case for result in report.failures()}
+    lines = {}
+    for case in corpus.cases:
+        if case.id in failing:
+            try:
+                where = case.directory.resolve().relative_to(Path.cwd())
+            except ValueError:
+                where = case.directory
+            lines[case.id] = f"{case.title} ({where})"
+    return lines

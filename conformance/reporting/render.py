@@ -12,6 +12,7 @@ from __future__ import annotations
 import io
 import json
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from rich.console import Console
@@ -78,11 +79,17 @@ def legend(report: Report) -> str:
     return "; ".join(said) + ". None fails a run (docs/reports.md)." if said else ""
 
 
-def terminal(report: Report, console: Console) -> None:
+def terminal(report: Report, console: Console,
+             about: Mapping[str, str] | None = None) -> None:
+    """The failures (each with what ``about`` says of its case: its title and directory,
+    when the caller has the corpus), the stage table, the legend and the verdict."""
     for result in report.failures():
         for number, line in enumerate(failure_lines(result)):
             console.print(escape(line), style="bold red" if number == 0 else None,
                           soft_wrap=True, highlight=False)
+            if number == 0 and about and result.case in about:
+                console.print(escape(f"    {about[result.case]}"), style="dim",
+                              soft_wrap=True, highlight=False)
     for entry in report.stale_baseline:
         console.print(escape(stale_entry_line(entry)), style="bold red", soft_wrap=True,
                       highlight=False)
