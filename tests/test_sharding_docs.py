@@ -69,3 +69,30 @@ def test_the_matrix_shards_upload_and_merge(tmp_path, corpus_dir, fake):
     assert [(r.case, r.stage, r.status)
             for r in read_report(tmp_path / "run.jsonl").results] == key
     assert any(status == "fail" for *_, status in key)
+
+
+@pytest.mark.slow
+@pytest.mark.reference
+def test_the_install_steps_install_pi_conformance_from_the_repository(tmp_path):
+    """Step by step, as a runner would: a fresh virtual environment (actions/setup-python),
+    PI_CONFORMANCE naming this repository, then each job's install step as written."""
+    flow = workflow()
+    assert flow["env"]["PI_CONFORMANCE"] == "${{ vars.PI_CONFORMANCE }}"
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    env = {**os.environ, "PATH": f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}",
+           "VIRTUAL_ENV": str(venv), "PI_CONFORMANCE": str(DOC.parent.parent),
+           "PYTHONPATH": ""}
+    steps = [step(flow["jobs"]["shard"], "Install pi-conformance and the reference"),
+             step(flow["jobs"]["merge"], "Install pi-conformance")]
+    for script in steps:
+        done = subprocess.run(["bash", "-e", "-c", script], cwd=tmp_path, env=env,
+                              capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr[-2000:]
+    installed = subprocess.run([str(venv / "bin" / "pi-conformance"), "--version"],
+                               capture_output=True, text=True, check=True)
+    assert "pi-conformance" in installed.stdout
+    where = subprocess.run([str(venv / "bin" / "python"), "-c",
+                            "import conformance; print(conformance.__file__)"],
+                           capture_output=True, text=True, check=True, env=env, cwd=tmp_path)
+    assert where.stdout.startswith(str(venv))  # installed from the repository, not this one
