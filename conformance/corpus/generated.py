@@ -15,8 +15,6 @@ size and modification time (about 10 ms for the 6 MB session).
 from __future__ import annotations
 
 import hashlib
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,6 +22,7 @@ from typing import Any
 from conformance._paths import cache_root, writing_cache
 from conformance.corpus.session_generators import GENERATORS, Generator
 from conformance.errors import CorpusError
+from conformance.files import replace_file
 
 # Cached files whose digest matched, by (path, size, mtime_ns): checked once per process.
 _VERIFIED: set[tuple[str, int, int]] = set()
@@ -47,18 +46,6 @@ def _intact(path: Path) -> bool:
         return False
     _VERIFIED.add(key)
     return True
-
-
-def _write_atomically(path: Path, data: bytes) -> None:
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".building-")
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(data)
-        os.chmod(temporary, 0o644)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
 
 
 @dataclass(frozen=True)
@@ -97,8 +84,8 @@ class GeneratedSession:
         with writing_cache():
             path.parent.mkdir(parents=True, exist_ok=True)
             data = self.build()
-            _write_atomically(path, data)
-            _write_atomically(_digest_path(path),
+            replace_file(path, data)
+            replace_file(_digest_path(path),
                               (hashlib.sha256(data).hexdigest() + "\n").encode("ascii"))
         return path
 

@@ -7,8 +7,6 @@ promotion) builds one of these instead of a dict of its own.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from functools import cache
@@ -20,6 +18,7 @@ import tomli_w
 from conformance import jsonio
 from conformance._paths import SCHEMA_DIR
 from conformance.errors import CorpusError
+from conformance.files import replace_file
 
 FILE = "case.toml"
 
@@ -107,15 +106,7 @@ class CaseMetadata:
         """``directory/case.toml``, replaced whole (never left half-written)."""
         text = self.to_toml()
         path = directory / FILE
-        handle, temporary = tempfile.mkstemp(dir=directory, prefix=".case-", suffix=".toml")
-        try:
-            with os.fdopen(handle, "w", encoding="utf-8") as out:
-                out.write(text)
-            os.chmod(temporary, 0o644)
-            os.replace(temporary, path)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
+        replace_file(path, text.encode("utf-8"))
         return path
 
 

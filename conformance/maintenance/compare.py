@@ -31,7 +31,7 @@ from conformance.corpus.cases import Case, Corpus
 from conformance.corpus.metadata import CaseMetadata
 from conformance.corpus.stages import stage_sort_key
 from conformance.errors import ConformanceError
-from conformance.execution.executor import Watcher, opened
+from conformance.execution.executor import RunOutcome, Watcher, opened
 from conformance.execution.oracle import file_sha256, find_sessions, session_key
 from conformance.execution.plan import RunPlan
 from conformance.execution.processes import started
@@ -62,18 +62,11 @@ class Candidate:
 
 
 @dataclass
-class CompareOutcome:
-    report: Report
-    files: int
+class CompareOutcome(RunOutcome):
+    """A run's outcome, with how many files this shard compared and the candidates shrunk."""
+
+    files: int = 0
     candidates: list[Candidate] = field(default_factory=list)
-
-    @property
-    def interrupted(self) -> bool:
-        return self.report.interrupted
-
-    @property
-    def failed(self) -> bool:
-        return self.report.failed()
 
 
 @dataclass(frozen=True)
@@ -178,7 +171,7 @@ def compare(plan: RunPlan, paths: tuple[Path, ...], *, candidates: Path | None =
             shrinker = _Shrinker(plan, instances[0], reference, stages, candidates, max_tests,
                                  say)
             found = shrinker.run(report, {f.case_id: f for f in mine})
-    return CompareOutcome(report, len(mine), found)
+    return CompareOutcome(report, files=len(mine), candidates=found)
 
 
 def compared_stages(hello: Hello, reference: ReferenceGoldens, plan: RunPlan) -> list[str]:
