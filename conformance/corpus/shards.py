@@ -20,6 +20,11 @@ T = TypeVar("T")
 _SPEC = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
 
 
+#: The most shards a run may be split into: far more than a CI matrix runs (GitHub's holds 256
+#: jobs), and few enough that merge can list the missing ones.
+MAX_SHARDS = 1000
+
+
 @dataclass(frozen=True)
 class Shard:
     """Shard ``index`` (1-based) of ``count``."""
@@ -28,6 +33,9 @@ class Shard:
     count: int
 
     def __post_init__(self) -> None:
+        if self.count > MAX_SHARDS:
+            raise ConformanceError(f"shard {self.index}/{self.count}: N may be at most "
+                                   f"{MAX_SHARDS} (more jobs than any CI matrix runs)")
         if not 1 <= self.index <= self.count:
             raise ConformanceError(f"shard {self.index}/{self.count}: K must be between 1 and "
                                    f"N (K/N, e.g. 1/4)")

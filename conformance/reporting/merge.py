@@ -31,7 +31,10 @@ def _shard(report: Report, path: Path) -> Shard:
     text = report.header.selection.shard
     if not text:
         raise MergeError("not a shard: its header records no --shard K/N", path=path)
-    return Shard.parse(text)
+    try:
+        return Shard.parse(text)
+    except ConformanceError as exc:  # a header edited, or written by a runner without bounds
+        raise MergeError(str(exc), path=path) from None
 
 
 def _identity(header: Header) -> tuple[object, ...]:
@@ -44,6 +47,10 @@ def _identity(header: Header) -> tuple[object, ...]:
 def _describe(header: Header) -> str:
     return (f"corpus {header.corpus.sha256[:12]} ({header.corpus.cases} cases), "
             f"{header.title}, --impl {header.selection.impl or '?'}")
+
+
+def _stages(header: Header) -> str:
+    return ", ".join(header.claimed_stages) or "none"
 
 
 def check_shards(reports_by_path: Sequence[tuple[Path, Report]]) -> int:
@@ -59,6 +66,12 @@ def check_shards(reports_by_path: Sequence[tuple[Path, Report]]) -> int:
             raise MergeError(f"not the same run as {first_path}: "
                              f"{_describe(report.header)} vs {_describe(first.header)}",
                              path=path)
+        if report.header.capabilities != first.header.capabilities:
+            raise MergeError(
+                "its implementation claimed other capabilities than in "
+                f"{first_path} (stages {_stages(report.header)} vs {_stages(first.header)}): "
+                "the shards did not judge the same stages, so their merge is no run",
+                path=path)
         if shard.count != count:
             raise MergeError(f"shard {shard} of a {shard.count}-way split, but {first_path} "
                              f"is one of {count}", path=path)
