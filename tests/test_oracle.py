@@ -17,11 +17,13 @@ from conformance.corpus.cases import Corpus
 from conformance.corpus.shards import Shard, shard_of
 from conformance.implementations.process import Timeout
 from conformance.jsonio import jsonl_lines
-from conformance.maintenance.anonymize import ENUM_KEYS, anonymize
 from conformance.reporting.stream import read_report
 
 REPO = Path(__file__).resolve().parent.parent
 FAKES = Path(__file__).resolve().parent / "fakes"
+#: Keys whose values anonymizing keeps where Pi's schema gives them meaning.
+KEPT_KEYS = frozenset({"type", "role", "api", "provider", "model", "modelId", "stopReason",
+                       "toolName", "name", "mimeType", "customType", "thinkingLevel"})
 TRIGGER = re.compile(rb'"reasoning":[1-9]')
 
 
@@ -114,73 +116,6 @@ def test_a_shard_is_a_stable_partition_whatever_the_order():
 def test_a_bad_shard_is_a_usage_error(text):
     result = CliRunner().invoke(main, ["run", "--impl", "reference", "--shard", text])
     assert result.exit_code == 2 and "--shard" in result.output
-
-
-def test_anonymizing_keeps_keys_vocabulary_ids_pairing_and_timestamp_order():
-    text = (
-        '{"type":"session","version":3,"id":"sess-private-1","timestamp":'
-        '"2025-03-04T10:00:00.000Z","cwd":"/home/alice/secret-project"}\n'
-        '{"type":"message","id":"a1b2c3d4","parentId":null,"timestamp":'
-        '"2025-03-04T10:00:01.500Z","message":{"role":"user","content":"My password is '
-        'hunter22, please read /home/alice/secret-project/notes.txt","timestamp":'
-        '1741082401500}}\n'
-        '{"type":"message","id":"b2c3d4e5","parentId":"a1b2c3d4","timestamp":'
-        '"2025-03-04T10:00:02.000Z","message":{"role":"assistant","content":[{"type":'
-        '"toolCall","id":"call_secret","name":"read","arguments":{"path":'
-        '"/home/alice/secret-project/notes.txt"}},{"type":"image","mimeType":"image/png",'
-        '"data":"iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="}],'
-        '"api":"anthropic-messages","provider":"anthropic","model":"claude-sonnet-4-5",'
-        '"stopReason":"toolUse","timestamp":1741082402000}}\n')
-    hidden = anonymize(text)
-    assert anonymize(text) == hidden  # deterministic
-    before = [json.loads(line) for line in text.splitlines()]
-    after = [json.loads(line) for line in hidden.splitlines()]
-    assert [keys(b) for b in before] == [keys(a) for a in after]
-    for secret in ("alice", "secret", "password", "hunter22", "notes", "sess-private-1",
-                   "a1b2c3d4", "2025-03-04"):
-        assert secret not in hidden
-    assert after[2]["parentId"] == after[1]["id"] != before[1]["id"]
-    assert after[2]["message"]["content"][0]["id"].startswith("call_")
-    paths = [after[0]["cwd"], after[2]["message"]["content"][0]["arguments"]["path"]]
-    assert paths[1].startswith(paths[0] + "/")
-    for b, a in zip(strings(before), strings(after), strict=True):
-        assert len(a[1]) == len(b[1])
-        if b[0] in ENUM_KEYS:
-            assert a == b
-    assert after[2]["message"]["content"][0]["name"] == "read"
-    import base64
-    image = base64.b64decode(after[2]["message"]["content"][1]["data"])
-    assert image.startswith(b"\x89PNG\r\n\x1a\n")
-    assert image != base64.b64decode(before[2]["message"]["content"][1]["data"])
-    times = [a["timestamp"] for a in after]
-    assert times == sorted(times) and times[0] != before[0]["timestamp"]
-    moved = after[1]["message"]["timestamp"] - before[1]["message"]["timestamp"]
-    assert after[2]["message"]["timestamp"] - before[2]["message"]["timestamp"] == moved
-
-
-def test_a_line_is_anonymized_whole_whatever_separators_its_strings_hold():
-    """Seen in a planted-bug run: a raw U+2028 in a string cut the line in two, and each half,
-    rewritten as broken text, lost its numbers (``"input":0039``, ``false`` -> ``brgsj``)."""
-    for separator in ("\u2028", "\u0085", "\x1c", "\u2029"):
-        line = json.dumps({"type": "message", "message": {"role": "assistant", "content":
-                           f"a{separator}b", "usage": {"input": 6419, "ok": False}}},
-                          ensure_ascii=False)
-        hidden = anonymize(line + "\n")
-        assert hidden.endswith("\n") and hidden.count("\n") == 1
-        usage = json.loads(hidden)["message"]["usage"]
-        assert usage == {"input": 6419, "ok": False}
-
-
-@pytest.mark.parametrize("secret", ["\u00b8%=\U000215ef", "\U0001d400\U0001d401\U0001d402",
-                                    "x\u00b7\U00020000"])
-def test_letters_beyond_the_bmp_are_rewritten_like_any_other(secret):
-    """Seen in a planted-bug run: a string of punctuation and one letter outside the BMP
-    survived anonymization whole, because such letters were kept."""
-    text = '{"type":"session","version":3,"id":"s","parentSession":' + json.dumps(
-        secret, ensure_ascii=False) + "}\n"
-    hidden = json.loads(anonymize(text))["parentSession"]
-    assert hidden != secret
-    assert [len(ch.encode()) for ch in hidden] == [len(ch.encode()) for ch in secret]
 
 
 def test_merge_refuses_missing_overlapping_and_foreign_shards(tmp_path, corpus_dir, fake):
@@ -358,7 +293,7 @@ def test_compare_finds_shrinks_and_promotes_an_anonymized_planted_bug(tmp_path, 
     vocabulary = {k for line in jsonl_lines(original) for k in keys(json.loads(line))}
     for line in jsonl_lines(original):
         for key, value in strings(json.loads(line)):
-            if len(value) > 3 and key not in ENUM_KEYS and value not in vocabulary:
+            if len(value) > 3 and key not in KEPT_KEYS and value not in vocabulary:
                 assert value not in hidden, f"{key}: {value!r} survived"
     assert (case.directory / "expected" / "stats.json").is_file()
     again = CliRunner().invoke(main, ["run", "--impl", "python:stats_impl:buggy", "-k",

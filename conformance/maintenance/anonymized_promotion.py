@@ -4,12 +4,16 @@ The candidate's session is anonymized (``anonymize.py``), then the implementatio
 Pi run on the original and on the anonymized session: the case is kept only if the
 anonymized one shows the same difference signature on every stage (the same paths and kinds,
 as ``discrepancies.grouping`` spells them), since a case that no longer shows the bug is of no
-use. The case records ``anonymized = true`` and the kind of source it came from; its text is
-rewritten from the signature, never from the private values.
+use. The session is anonymized once, under a fresh key that is then dropped: the session that
+was checked is the one written. The case records ``anonymized = true`` and the kind of source
+it came from; its description is written from the anonymized session's signature, and its
+default id from the anonymized session's hash, never from the private values (a candidate's
+name is a hash of the private session: a guess at that session could be confirmed with it).
 """
 
 from __future__ import annotations
 
+import hashlib
 import tempfile
 import tomllib
 from dataclasses import dataclass
@@ -93,21 +97,23 @@ def promote_anonymized(candidate: Path, corpus: Corpus, requested_id: str | None
             "the anonymized session does not show the same difference (before: "
             f"{before}; after: {after}); promote it without --anonymize only if it holds "
             "nothing private", path=candidate)
-    shown = sorted(before, key=stage_sort_key)
+    shown = sorted(after, key=stage_sort_key)
     kind = source_kind(meta, extra)
     lines = [f"Anonymized reproducer (source: {kind}): the text, ids, paths, signatures and "
-             "images are synthetic; keys, vocabulary and structure are the original's.", ""]
-    lines += [f"{stage}: " + "; ".join(f"{p} {k}" for p, k in before[stage]) for stage in shown]
+             "images are synthetic; protocol keys, vocabulary and structure are the original's.",
+             ""]
+    lines += [f"{stage}: " + "; ".join(f"{p} {k}" for p, k in after[stage]) for stage in shown]
     with tempfile.TemporaryDirectory(prefix="pi-conformance-anonymized-") as scratch:
-        staged = Path(scratch) / candidate.name
+        slug = "anonymized-" + hashlib.sha256(hidden.encode("utf-8")).hexdigest()[:10]
+        staged = Path(scratch) / slug
         staged.mkdir()
         (staged / "session.jsonl").write_text(hidden, encoding="utf-8")
         given = CaseMetadata.from_table(meta)
-        CaseMetadata(id=given.id or f"{area}.{candidate.name}",
+        CaseMetadata(id=f"{area}.{slug}",
                      title=given.title or "an implementation disagrees with Pi",
                      description="\n".join(lines), features=given.features or ("generated",),
                      stages=tuple(stages), source=kind, anonymized=True,
                      outcome=given.outcome, reason=given.reason,
                      discrepancy=given.discrepancy, scope=given.scope).write(staged)
         case = promote(staged, corpus, requested_id, area)
-    return Anonymized(case, before)
+    return Anonymized(case, after)
