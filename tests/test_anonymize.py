@@ -198,3 +198,11 @@ def test_letters_beyond_the_bmp_are_rewritten_like_any_other(secret):
     hidden = json.loads(anonymize(text))["parentSession"]
     assert hidden != secret
     assert [len(ch.encode()) for ch in hidden] == [len(ch.encode()) for ch in secret]
+
+
+@pytest.mark.parametrize("line", ["[" * 5000, "[" * 5000 + "]" * 5000,
+                                  '{"a":' * 3000 + '"marigold"' + "}" * 3000],
+                         ids=["open", "closed", "objects"])
+def test_a_line_nested_deeper_than_python_parses_keeps_only_its_punctuation(line):
+    hidden = anonymize(HEADER + line + "\n", KEY).splitlines()[1]
+    assert len(hidden) == len(line) and "marigold" not in hidden and '"a"' not in hidden

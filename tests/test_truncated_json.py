@@ -27,6 +27,7 @@ def test_a_cut_text_is_closed_where_it_stops(text, value):
     assert complete(text) == value
 
 
-@pytest.mark.parametrize("text", ["garbage", '{"a":1}x', '{"a" 1', "{]", '{"a":1}}', ""])
+@pytest.mark.parametrize("text", ["garbage", '{"a":1}x', '{"a" 1', "{]", '{"a":1}}', "",
+                                  "[" * 100000], ids=repr)
 def test_what_is_not_the_start_of_json_is_none(text):
     assert complete(text) is None

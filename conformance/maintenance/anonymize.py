@@ -26,7 +26,8 @@ Everything else is replaced: every string of text in any script (emoji and non-A
 punctuation too), the keys and values of user data (tool-call arguments, ``details``, custom
 ``data``, unknown fields), numbers in user data, and a string holding JSON as user data. A
 line that is not JSON (cut short when Pi stopped) is closed, anonymized by position like the
-others, and cut again at its length; if it cannot be closed, only its punctuation survives.
+others, and cut again at its length; if it cannot be closed, or is nested deeper than Python
+parses, only its punctuation survives.
 
 What still shows: lengths and character classes of words, which words repeat within the
 file, relative timing, the vocabulary above. A reviewer still reads a case before it is
@@ -88,10 +89,13 @@ class Anonymizer:
         if not body.strip():
             return line
         try:
-            parsed = json.loads(body)
-        except ValueError:
-            return self._broken_line(body) + ending
-        return _dump_like(self.value(parsed, ENTRY), body, parsed) + ending
+            try:
+                parsed = json.loads(body)
+            except ValueError:
+                return self._broken_line(body) + ending
+            return _dump_like(self.value(parsed, ENTRY), body, parsed) + ending
+        except RecursionError:  # nested deeper than Python parses: its punctuation only
+            return self.shapes.text(body) + ending
 
     def _broken_line(self, body: str) -> str:
         """A line that is not JSON: closed where it was cut, anonymized by position, cut
@@ -299,7 +303,7 @@ def _offset(text: str) -> int | None:
     for line in jsonl_lines(text):
         try:
             entry = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
         if not isinstance(entry, dict):
             continue
@@ -335,7 +339,7 @@ def _json_inside(value: str) -> Any | None:
         return None
     try:
         parsed = json.loads(value)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     return parsed if isinstance(parsed, dict | list) else None
 
@@ -345,6 +349,8 @@ def _parses(text: str) -> bool:
         json.loads(text)
     except ValueError:
         return False
+    except RecursionError:
+        return False  # too deep for Python; not cut further, char by char
     return True
 
 

@@ -51,7 +51,7 @@ def complete(text: str) -> Any | None:
         states.pop()
     try:
         return json.loads("".join(parts))
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
 
 
