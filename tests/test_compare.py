@@ -78,3 +78,30 @@ def test_values_nested_deeper_than_the_cap_are_compared_whole():
     (found,) = differences({"deep": deep_e}, {"deep": deep_a})
     assert found.kind == "changed" and "compared as a whole" in found.note
     assert differences({"deep": deep_e}, {"deep": deep_e}) == []
+
+
+def test_judging_a_long_list_keeps_memory_near_the_answers_size():
+    """Aligning items by their canonical bytes kept orjson's 4 KiB buffers alive, one per
+    item: about 25 times the answer. Keys are digests now; a wide margin, counted by
+    tracemalloc (allocations, not the machine's load), still fails the old way."""
+    import copy
+    import tracemalloc
+
+    import orjson
+
+    golden = [{"type": "message", "id": f"{n:08x}",
+               "message": {"role": "user", "content": [{"type": "text", "text": f"item {n}"}]}}
+              for n in range(3000)]
+    answer = copy.deepcopy(golden)
+    del answer[300]
+    answer[-300] = {"changed": True}
+    size = len(orjson.dumps(answer))
+    tracemalloc.start()
+    try:
+        found = differences(golden, answer)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert [(d.path, d.kind) for d in found][:2] == [("$[300]", "missing item"),
+                                                     ("$[2700].changed", "unexpected key")]
+    assert peak < 4 * size, f"judging took {peak} bytes for a {size}-byte answer"
