@@ -2,14 +2,23 @@
 
 Every text that is valid JSON is read, including escaped lone surrogates (``"\\ud800"``),
 which Node writes and orjson refuses: those fall back to the standard library, keeping the
-surrogate in the string. Writing escapes a lone surrogate again (``\\ud800``, as Node does),
-since UTF-8 cannot hold it, and writes integers beyond 64 bits, which orjson refuses.
+surrogate in the string. Reading stops at ``MAX_NESTING`` levels (orjson's limit).
+
+Whatever is read is written back: writing escapes a lone surrogate again (``\\ud800``, as
+Node does), since UTF-8 cannot hold it, writes integers beyond 64 bits, and writes values
+nested deeper than the 254 levels orjson writes (an iterative writer, the same bytes but for
+how a float is spelled), up to ``MAX_NESTING``; deeper is a ``ValueError`` saying so.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import math
 import re
+import sys
+from collections.abc import Iterator
+from json.encoder import encode_basestring
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +27,8 @@ import orjson
 from conformance.errors import ConformanceError
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+#: The deepest nesting read (orjson's parser refuses more) and so the deepest written.
+MAX_NESTING = 1024
 
 
 # What ``loads`` raises (orjson's own error is a subclass): ``msg``, ``lineno``, ``colno``.
@@ -42,9 +53,21 @@ def loads(data: bytes | bytearray | memoryview | str) -> Any:
         first = exc
     text = data if isinstance(data, str) else bytes(data).decode("utf-8", errors="replace")
     try:
-        return json.loads(text, parse_constant=_refuse_constant)
+        with _recursion_for_nesting():
+            return json.loads(text, parse_constant=_refuse_constant)
     except (json.JSONDecodeError, _Constant):
         raise first from None
+
+
+@contextlib.contextmanager
+def _recursion_for_nesting() -> Iterator[None]:
+    """The standard library's parser recurses once per level: room for ``MAX_NESTING``."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 2 * MAX_NESTING + 1000))
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(limit)
 
 
 def _escape_surrogates(text: str) -> str:
@@ -53,19 +76,94 @@ def _escape_surrogates(text: str) -> str:
 
 def dumps_text(value: Any, *, indent: int | None = None, sort_keys: bool = False,
                compact: bool = True) -> str:
-    """JSON text that UTF-8 can hold: non-ASCII kept, lone surrogates escaped, big ints kept.
+    """JSON text that UTF-8 can hold: non-ASCII kept, lone surrogates escaped, big ints kept,
+    any nesting up to ``MAX_NESTING``.
 
     ``compact=False`` spaces it like ``json.dumps`` (``{"a": 1}``), for people to read."""
     separators = (",", ": ") if indent else (",", ":") if compact else (", ", ": ")
-    return _escape_surrogates(json.dumps(value, ensure_ascii=False, indent=indent,
-                                         separators=separators, sort_keys=sort_keys,
-                                         allow_nan=False))
+    try:
+        text = json.dumps(value, ensure_ascii=False, indent=indent, separators=separators,
+                          sort_keys=sort_keys, allow_nan=False)
+    except RecursionError:
+        text = _iterative_text(value, indent, sort_keys, *separators)
+    return _escape_surrogates(text)
+
+
+def _scalar_text(value: Any) -> str:
+    if value is None:
+        return "null"
+    if value is True or value is False:
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return int.__repr__(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError(f"Out of range float values are not JSON compliant: {value!r}")
+        return float.__repr__(value)
+    if isinstance(value, str):
+        return encode_basestring(value)
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+def _iterative_text(value: Any, indent: int | None, sort_keys: bool, item_separator: str,
+                    key_separator: str) -> str:
+    """``json.dumps`` without recursion, for values nested deeper than Python recurses."""
+    out: list[str] = []
+    # Each open container: its closing bracket, an iterator of its items, whether it is an
+    # object, how many items have been written.
+    frames: list[tuple[str, Any, bool, list[int]]] = []
+
+    def newline() -> str:
+        return "" if indent is None else "\n" + " " * (indent * len(frames))
+
+    def start(item: Any) -> None:
+        if isinstance(item, dict) and item:
+            pairs = sorted(item.items()) if sort_keys else item.items()
+            opened = ("{", "}", iter(pairs), True)
+        elif isinstance(item, (list, tuple)) and item:
+            opened = ("[", "]", iter(item), False)
+        elif isinstance(item, (dict, list, tuple)):
+            out.append("{}" if isinstance(item, dict) else "[]")
+            return
+        else:
+            out.append(_scalar_text(item))
+            return
+        if len(frames) >= MAX_NESTING:
+            raise ValueError(f"a value nested deeper than {MAX_NESTING} levels")
+        out.append(opened[0])
+        frames.append((opened[1], opened[2], opened[3], [0]))
+
+    start(value)
+    while frames:
+        closer, items, is_object, written = frames[-1]
+        item: Any = next(items, _END)
+        if item is _END:
+            frames.pop()
+            if written[0]:
+                out.append(newline())
+            out.append(closer)
+            continue
+        if written[0]:
+            out.append(item_separator)
+        written[0] += 1
+        out.append(newline())
+        if is_object:
+            key: Any
+            key, item = item
+            if not isinstance(key, str):
+                raise TypeError(f"keys must be str, not {type(key).__name__}")
+            out.append(encode_basestring(key) + key_separator)
+        start(item)
+    return "".join(out)
+
+
+_END = object()
 
 
 def _only_unwritable_text(exc: TypeError) -> None:
-    """Re-raise what the fallback must not hide: nesting beyond orjson's limit, non-JSON
-    objects. Lone surrogates and integers beyond 64 bits are what it is for."""
-    if "surrogates" not in str(exc) and "64-bit" not in str(exc):
+    """Re-raise what the fallback must not hide: non-JSON objects. Lone surrogates, integers
+    beyond 64 bits and nesting beyond orjson's 254 levels are what it is for."""
+    if not any(reason in str(exc) for reason in ("surrogates", "64-bit", "Recursion limit")):
         raise exc
 
 

@@ -209,3 +209,21 @@ def test_what_comparison_imports_is_imported_before_the_generator_thread_draws()
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True)
     assert done.stdout.strip() == "[True]"
+
+
+@pytest.mark.slow
+@pytest.mark.reference
+def test_a_candidate_that_cannot_be_written_is_printed_not_lost(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch):
+    """``--out`` where nothing can be written (here: under a file) used to end all the work
+    in a traceback; now the finding's session is printed and the exit code is 2."""
+    monkeypatch.syspath_prepend(str(FAKES))
+    blocked = tmp_path / "a-file"
+    blocked.write_text("")
+    result = CliRunner().invoke(main, ["fuzz", "--impl", "python:stats_impl:buggy",
+                                       "--max-examples", "30", "--seed", "7",
+                                       "--sessions", "valid", "--out", str(blocked / "out")])
+    assert result.exit_code == 2, result.output
+    assert "-> not written (" in result.output and "Not a directory" in result.output
+    assert '"type":"session"' in result.output.replace(" ", "")
+    assert "could not be written" in result.output

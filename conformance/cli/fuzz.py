@@ -6,6 +6,7 @@ Users fuzz their implementation; maintainers promote what it finds into the corp
 from __future__ import annotations
 
 import contextlib
+import os
 import shlex
 import sys
 from collections.abc import Callable
@@ -15,7 +16,7 @@ from typing import TYPE_CHECKING
 import click
 
 from conformance.cli import options
-from conformance.cli.support import EXIT_FAILED, load_corpus, stderr
+from conformance.cli.support import EXIT_FAILED, EXIT_UNUSABLE, load_corpus, stderr
 
 if TYPE_CHECKING:
     from conformance.corpus.shards import Shard
@@ -89,12 +90,25 @@ def fuzz(impl_spec: str, max_examples: int, seed: int | None, stages: tuple[str,
         if outcome.flaky:
             stderr().print("[yellow]warning:[/] a disagreement did not reproduce on replay "
                            "(the implementation is not deterministic)")
+        unwritten = 0
         for finding in outcome.findings:
-            directory = write_candidate(finding, out, name, command, differential.stages)
             entries = finding.session.count(b"\n")
-            click.echo(f"disagreement ({entries} line(s)) -> {directory}")
+            try:
+                directory = write_candidate(finding, out, name, command, differential.stages)
+            except OSError as exc:  # a full disk: the finding is printed, not lost
+                unwritten += 1
+                click.echo(f"disagreement ({entries} line(s)) -> not written "
+                           f"({os.fsdecode(exc.filename or out)}: {exc.strerror}); its session:")
+                click.echo(finding.session.decode("utf-8", errors="replace"), nl=False)
+            else:
+                click.echo(f"disagreement ({entries} line(s)) -> {directory}")
             for stage, what in finding.stages.items():
                 click.echo(f"  {stage}: {what}")
+        if unwritten:
+            stderr().print(f"error: {unwritten} candidate(s) could not be written under {out}; "
+                           "their sessions are on standard output", highlight=False,
+                           markup=False, soft_wrap=True)
+            sys.exit(EXIT_UNUSABLE)
     if not outcome.findings:
         click.echo(f"no disagreement in {outcome.examples} sessions")
     sys.exit(EXIT_FAILED if outcome.findings else 0)

@@ -4,7 +4,6 @@ and what it answers for any session file."""
 from __future__ import annotations
 
 import contextlib
-import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,6 +11,7 @@ from typing import IO, TYPE_CHECKING
 
 import click
 
+from conformance import jsonio
 from conformance.cli import options
 from conformance.cli.support import EXIT_FAILED, stderr
 from conformance.errors import ConformanceError
@@ -133,14 +133,14 @@ class _JsonWriter:
     def __init__(self, sink: IO[str], oracle: ReferenceOracle, count: int):
         from conformance.execution.oracle import document_head
 
-        head = json.dumps(document_head(oracle, count), ensure_ascii=False)
+        head = jsonio.dumps_text(document_head(oracle, count), compact=False)
         self.sink = sink
         self.first = True
         sink.write(head[:-1] + ', "files": [')
 
     def add(self, answers: FileAnswers) -> None:
         self.sink.write(("\n" if self.first else ",\n")
-                        + json.dumps(answers.to_json(), ensure_ascii=False))
+                        + jsonio.dumps_text(answers.to_json(), compact=False))
         self.first = False
 
     def close(self) -> None:

@@ -14,9 +14,11 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from conformance import jsonio
 from conformance.cli import options
 from conformance.cli.support import EXIT_FAILED, console, verdict_exit_code
 from conformance.errors import ConformanceError
+from conformance.files import replace_text
 from conformance.reporting.formats import FORMATS
 
 if TYPE_CHECKING:
@@ -25,8 +27,7 @@ if TYPE_CHECKING:
 
 def write_text(path: Path, text: str) -> None:
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        replace_text(path, text)
     except OSError as exc:
         raise ConformanceError(f"cannot write: {exc.strerror}", path=path) from None
 
@@ -111,7 +112,6 @@ def render(report_path: Path, output_format: str, output: Path | None) -> None:
               type=click.Choice(["text", "json"]), help="For people, or schemas/diff.schema.json.")
 def diff(before: Path, after: Path, output_format: str) -> None:
     """What changed from run A to run B; exit 1 on new failures."""
-    import json
 
     from conformance.reporting import rundiff as diffs
     from conformance.reporting.stream import read_report
@@ -121,7 +121,7 @@ def diff(before: Path, after: Path, output_format: str) -> None:
     say_interrupted(b, after)
     result = diffs.compare(a, b)
     if output_format == "json":
-        click.echo(json.dumps(result, indent=2, ensure_ascii=False))
+        click.echo(jsonio.dumps_text(result, indent=2))
     else:
         click.echo(diffs.text(result), nl=False)
     sys.exit(EXIT_FAILED if result["new_failures"] else 0)

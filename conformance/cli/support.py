@@ -7,6 +7,7 @@ command runs, so ``pi-conformance --help`` does not pay for them.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import signal
 import sys
@@ -98,9 +99,31 @@ def friendly_errors() -> Iterator[None]:
             yield
     except ConformanceError as exc:
         fail(exc)
+    except OSError as exc:  # a full disk, a closed pipe, an unreadable file: where, and why
+        fail(_os_error(exc))
     except KeyboardInterrupt:
         stderr().print("interrupted")
         sys.exit(interrupted_exit_code())
+
+
+def _os_error(exc: OSError) -> ConformanceError:
+    """The one line for an I/O failure no command handled: the file it names; else, for a
+    failed write, standard output (our own file writes name their file: files.py). Standard
+    output is then pointed at /dev/null, so Python does not fail again flushing it on the way
+    out (a second traceback)."""
+    if exc.filename is not None:
+        return ConformanceError(exc.strerror or str(exc), path=os.fsdecode(exc.filename))
+    if exc.errno in _WRITE_FAILURES:
+        with contextlib.suppress(OSError, ValueError):
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)
+        return ConformanceError(f"cannot write: {exc.strerror or exc}", path="standard output")
+    return ConformanceError(f"cannot read or write: {exc.strerror or exc}")
+
+
+#: What a write to a full, closed or broken output raises.
+_WRITE_FAILURES = frozenset({errno.ENOSPC, errno.EPIPE, errno.EFBIG, errno.EDQUOT, errno.EIO})
 
 
 def verdict_exit_code(report: Report) -> int:

@@ -25,6 +25,7 @@ from conformance.corpus.answers import PiResult, parse_pi
 from conformance.corpus.cases import Case
 from conformance.corpus.metadata_cache import MetadataCache, digest
 from conformance.errors import CorpusError
+from conformance.files import replace_text
 
 RESULT_KINDS = ("output", "rejected", "misbehaved")
 
@@ -214,9 +215,10 @@ def _relative_name(path: Path, root: Path) -> str:
 
 
 def write_golden(case: Case, golden: Golden) -> Path:
+    """Write one golden whole or not at all (an interrupted or full-disk regenerate leaves the
+    old one as it was)."""
     path = case.expected_path(golden.stage)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(jsonio.dumps_pretty(golden.to_json()), encoding="utf-8")
+    replace_text(path, jsonio.dumps_pretty(golden.to_json()))
     return path
 
 

@@ -38,6 +38,7 @@ from conformance.execution.processes import started
 from conformance.execution.reference_goldens import ReferenceGoldens
 from conformance.execution.runner import Planned
 from conformance.execution.sessions import SessionJudge
+from conformance.files import staged_directory
 from conformance.implementations.early import EarlyStart
 from conformance.implementations.protocol import Hello
 from conformance.judging.results import StageResult
@@ -278,9 +279,6 @@ def write_candidate(out: Path, text: str, shows: dict[str, Signature], atom: Ato
     difference survives anonymizing."""
     made_for = f"{atom.stage}\0{atom.path}\0{atom.kind}\0"
     slug = "compare-" + hashlib.sha256(made_for.encode() + text.encode("utf-8")).hexdigest()[:10]
-    directory = out / slug
-    directory.mkdir(parents=True, exist_ok=True)
-    (directory / "session.jsonl").write_text(text, encoding="utf-8")
     stages = sorted(shows, key=stage_sort_key)
     name = implementation.get("name", "the implementation")
     lines = [f"Shrunk by pi-conformance compare from a session file of {origin_lines} line(s): "
@@ -288,15 +286,20 @@ def write_candidate(out: Path, text: str, shows: dict[str, Signature], atom: Ato
     for stage in stages:
         lines.append(f"{stage}: " + "; ".join(f"{path} {kind}" for path, kind in
                                               signature_json(shows[stage])))
-    CaseMetadata(id=f"{AREA}.{slug}", title=f"{name} disagrees with Pi on " + ", ".join(stages),
-                 description="\n".join(lines), features=(FEATURE,), stages=tuple(stages),
-                 source=SOURCE).write(directory)
-    (directory / CANDIDATE_FILE).write_text(jsonio.dumps_pretty({
+    metadata = CaseMetadata(id=f"{AREA}.{slug}",
+                            title=f"{name} disagrees with Pi on " + ", ".join(stages),
+                            description="\n".join(lines), features=(FEATURE,),
+                            stages=tuple(stages), source=SOURCE)
+    candidate = jsonio.dumps_pretty({
         "source": SOURCE, "impl": impl_spec, "implementation": implementation,
         "made_for": {"stage": atom.stage, "path": atom.path, "kind": atom.kind},
         "differences": {stage: signature_json(shows[stage]) for stage in stages},
-    }), encoding="utf-8")
-    return directory
+    })
+    with staged_directory(out / slug) as directory:  # whole, or not at all
+        (directory / "session.jsonl").write_text(text, encoding="utf-8")
+        metadata.write(directory)
+        (directory / CANDIDATE_FILE).write_text(candidate, encoding="utf-8")
+    return out / slug
 
 
 def root_cause_lines(report: Report) -> list[str]:

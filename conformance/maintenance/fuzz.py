@@ -46,6 +46,7 @@ from conformance.errors import ConformanceError
 from conformance.execution.reference_goldens import ReferenceGoldens
 from conformance.execution.runner import Limits
 from conformance.execution.sessions import SessionJudge
+from conformance.files import staged_directory
 from conformance.implementations.transports import Implementation
 from conformance.judging.comparison import preload
 from conformance.judging.results import StageResult
@@ -370,14 +371,14 @@ def write_candidate(finding: Finding, out: Path, impl_name: str, command: str,
                     stages: list[str]) -> Path:
     """``out/<slug>/case.toml`` and ``session.jsonl``: a case without goldens."""
     slug = candidate_slug(finding.session)
-    directory = out / slug
-    directory.mkdir(parents=True, exist_ok=True)
-    (directory / "session.jsonl").write_bytes(finding.session)
     lines = [f"Found by the differential fuzzer: {impl_name} disagrees with Pi.", ""]
     for stage, what in finding.stages.items():
         lines.append(f"{stage}: {what}")
-    CaseMetadata(id=f"fuzz.{slug}",
-                 title=f"{impl_name} disagrees with Pi on " + ", ".join(finding.stages),
-                 description="\n".join(lines), features=(FEATURE,), stages=tuple(stages),
-                 source=command).write(directory)
-    return directory
+    metadata = CaseMetadata(id=f"fuzz.{slug}",
+                            title=f"{impl_name} disagrees with Pi on " + ", ".join(finding.stages),
+                            description="\n".join(lines), features=(FEATURE,),
+                            stages=tuple(stages), source=command)
+    with staged_directory(out / slug) as directory:  # whole, or not at all
+        (directory / "session.jsonl").write_bytes(finding.session)
+        metadata.write(directory)
+    return out / slug

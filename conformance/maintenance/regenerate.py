@@ -35,6 +35,7 @@ from conformance.corpus.goldens import Golden, read_golden, write_golden
 from conformance.corpus.jsonpath import get
 from conformance.corpus.stages import CAPTURE_STAGES
 from conformance.errors import ConformanceError, ImplementationError
+from conformance.files import replace_text
 from conformance.implementations import protocol
 from conformance.implementations.reference import HARNESS, lock_sha256
 from conformance.implementations.transports import PersistentImplementation, reference
@@ -156,7 +157,7 @@ def refresh_models(corpus: Corpus) -> bool:
     fresh = reference_models()
     if path.is_file() and jsonio.read_json(path) == fresh:
         return False
-    path.write_text(jsonio.dumps_pretty(fresh), encoding="utf-8")
+    replace_text(path, jsonio.dumps_pretty(fresh))
     corpus.__dict__.pop("models", None)
     return True
 

@@ -20,6 +20,7 @@ from conformance import __version__, jsonio
 from conformance.corpus.cases import Corpus
 from conformance.corpus.normalization import input_strings
 from conformance.corpus.stages import stage_sort_key
+from conformance.files import replace_text
 from conformance.judging.comparison import differences
 from conformance.reporting import stream as reports
 from conformance.reporting.matrix import PI_RELEASES, Column
@@ -178,8 +179,8 @@ def without_lines(data: dict[str, Any]) -> dict[str, Any]:
 def write_drift(data: dict[str, Any], out_dir: Path) -> list[Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     written = [out_dir / "drift.json", out_dir / "drift.md"]
-    written[0].write_text(jsonio.dumps_pretty(without_lines(data)), encoding="utf-8")
-    written[1].write_text(markdown(data), encoding="utf-8")
+    replace_text(written[0], jsonio.dumps_pretty(without_lines(data)))
+    replace_text(written[1], markdown(data))
     pages = out_dir / "drift"
     if pages.is_dir():
         shutil.rmtree(pages)
@@ -187,6 +188,6 @@ def write_drift(data: dict[str, Any], out_dir: Path) -> list[Path]:
         if counts["drift"]:
             pages.mkdir(exist_ok=True)
             page = pages / f"{stage}.md"
-            page.write_text(stage_page(data, stage), encoding="utf-8")
+            replace_text(page, stage_page(data, stage))
             written.append(page)
     return written

@@ -17,6 +17,7 @@ from typing import Any
 from conformance import __version__, jsonio
 from conformance.corpus.cases import Case, Corpus
 from conformance.corpus.stages import ALL_STAGES, stage_sort_key
+from conformance.files import replace_text
 from conformance.judging.results import STATUSES, Status
 from conformance.reporting import pages
 from conformance.reporting import stream as reports
@@ -219,9 +220,9 @@ def html_page(data: dict[str, Any]) -> str:
 def write_matrix(data: dict[str, Any], out_dir: Path) -> list[Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     written = [out_dir / "matrix.json", out_dir / "matrix.md", out_dir / "matrix.html"]
-    written[0].write_text(jsonio.dumps_pretty(data), encoding="utf-8")
-    written[1].write_text(markdown(data), encoding="utf-8")
-    written[2].write_text(html_page(data), encoding="utf-8")
+    replace_text(written[0], jsonio.dumps_pretty(data))
+    replace_text(written[1], markdown(data))
+    replace_text(written[2], html_page(data))
     failures_dir = out_dir / "failures"
     if failures_dir.is_dir():
         shutil.rmtree(failures_dir)  # pages of a previous run must not linger
@@ -229,6 +230,6 @@ def write_matrix(data: dict[str, Any], out_dir: Path) -> list[Path]:
         for stage, (path, failures) in failure_pages(item).items():
             page = out_dir / path
             page.parent.mkdir(parents=True, exist_ok=True)
-            page.write_text(failure_page(item, stage, failures), encoding="utf-8")
+            replace_text(page, failure_page(item, stage, failures))
             written.append(page)
     return written

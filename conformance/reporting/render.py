@@ -10,7 +10,6 @@ terminal or a page raw.
 from __future__ import annotations
 
 import io
-import json
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -19,6 +18,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from conformance import jsonio
 from conformance.judging.results import Status
 from conformance.reporting.model import Report, summary
 from conformance.reporting.text import (
@@ -177,4 +177,4 @@ def markdown(report: Report) -> str:
 
 
 def json_summary(report: Report) -> str:
-    return json.dumps(summary(report), indent=2, ensure_ascii=False) + "\n"
+    return jsonio.dumps_text(summary(report), indent=2) + "\n"

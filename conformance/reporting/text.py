@@ -7,10 +7,10 @@ become ``\\xNN`` escapes and never reach a terminal, a Markdown page or an XML f
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
+from conformance import jsonio
 from conformance.judging.comparison import Difference
 from conformance.judging.results import StageResult, StaleEntry
 from conformance.reporting.model import Report, Verdict
@@ -40,8 +40,8 @@ def printable_text(text: str) -> str:
 
 def short(value: Any, limit: int = MAX_VALUE) -> str:
     """A value as one line of JSON, cut at ``limit`` characters; ``<...>`` notes as they are."""
-    text = value if isinstance(value, str) and value.startswith("<") else json.dumps(
-        value, ensure_ascii=False)
+    text = value if isinstance(value, str) and value.startswith("<") else jsonio.dumps_text(
+        value, compact=False)
     text = printable(text)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from conformance.corpus.cases import Corpus
 from conformance.errors import CorpusError
+from conformance.files import replace_text
 from conformance.implementations.reference import Installation
 from conformance.maintenance.captures.record import record
 from conformance.maintenance.captures.scenario import Scenario, load_scenario, scenario_directories
@@ -47,14 +48,12 @@ def produce(scenario: Scenario, installation: Installation) -> Produced:
 def write(corpus: Corpus, produced: Produced) -> None:
     target = produced.scenario.directory
     for name in CAPTURE_FILES:
-        (target / name).write_text(produced.capture[name], encoding="utf-8")
+        replace_text(target / name, produced.capture[name])
     case_dir = case_directory(corpus, produced.scenario)
     if "expected/events.json" not in produced.case:
         (case_dir / "expected" / "events.json").unlink(missing_ok=True)
     for relative, text in produced.case.items():
-        path = case_dir / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        replace_text(case_dir / relative, text)
 
 
 def differences(corpus: Corpus, produced: Produced) -> list[str]:

@@ -28,6 +28,7 @@ from conformance.errors import ConformanceError, CorpusError
 from conformance.execution.reference_goldens import ReferenceGoldens
 from conformance.execution.runner import Limits
 from conformance.execution.sessions import SessionJudge
+from conformance.files import replace_text
 from conformance.implementations.specs import resolve
 from conformance.maintenance.discrepancies import causes, drafts, grouping, records
 from conformance.maintenance.discrepancies.shipped_docs import DOCS_PACKAGE, ShippedDocs
@@ -640,7 +641,7 @@ def _write(out: Path, index: dict[str, Any]) -> list[Path]:
     for path, text in wanted.items():
         path.parent.mkdir(parents=True, exist_ok=True)
         if not path.is_file() or path.read_text(encoding="utf-8") != text:
-            path.write_text(text, encoding="utf-8")
+            replace_text(path, text)
             written.append(path)
     for directory in sorted((p for p in out.rglob("*") if p.is_dir()), reverse=True):
         with contextlib.suppress(OSError):
