@@ -20,6 +20,7 @@ from typing import IO
 
 from conformance.corpus.cases import Case, Corpus
 from conformance.errors import ConformanceError
+from conformance.execution import interrupts
 from conformance.execution.goldens import CorpusGoldens, GoldenSource
 from conformance.execution.plan import RunPlan
 from conformance.execution.processes import started
@@ -167,11 +168,16 @@ def opened(plan: RunPlan, corpus: Corpus, implementations: list[Implementation],
     try:
         yield execution
     except KeyboardInterrupt:
-        execution.close(interrupted=True)
+        with interrupts.held():  # the footer is written whatever Ctrl-C comes next
+            execution.close(interrupted=True)
+            runner.close()
         raise
-    finally:
+    except BaseException:
         runner.close()
-    execution.close()
+        raise
+    with interrupts.held():  # a Ctrl-C now would cut the footer of a finished run
+        runner.close()
+        execution.close()
     if writer is not None:
         writer.raise_failure()
 

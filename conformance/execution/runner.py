@@ -34,6 +34,7 @@ from conformance.errors import (
     ProtocolViolation,
     RunFailed,
 )
+from conformance.execution import interrupts
 from conformance.execution.goldens import CaseGoldens, GoldenSource
 from conformance.implementations import protocol
 from conformance.implementations.transports import Crashed, Implementation, Timeout
@@ -253,15 +254,16 @@ class Runner:
                 for worker in workers:
                     worker.join()
             except BaseException:  # Ctrl-C, SIGTERM: keep what was emitted, emit nothing more
-                with lock:
-                    stop.set()
-                for impl in implementations:  # a worker waiting on an answer wakes up now
-                    impl.abort()
-                for worker in workers:
-                    worker.join(timeout=5)
-                with contextlib.suppress(queue.Full):  # the judge, draining, ends too
-                    judging.put(None, timeout=5)
-                judge_thread.join(timeout=5)
+                with interrupts.held():  # a second Ctrl-C must not leave workers emitting
+                    with lock:
+                        stop.set()
+                    for impl in implementations:  # a worker waiting on an answer wakes up now
+                        impl.abort()
+                    for worker in workers:
+                        worker.join(timeout=5)
+                    with contextlib.suppress(queue.Full):  # the judge, draining, ends too
+                        judging.put(None, timeout=5)
+                    judge_thread.join(timeout=5)
                 raise
             judging.put(None)
             judge_thread.join()
