@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import click
 
 from conformance.cli import options
-from conformance.cli.support import EXIT_FAILED, load_corpus, stderr
+from conformance.cli.support import EXIT_FAILED, echo, load_corpus, stderr, styled
 
 if TYPE_CHECKING:
     from conformance.corpus.shards import Shard
@@ -87,16 +87,16 @@ def fuzz(impl_spec: str, max_examples: int, seed: int | None, stages: tuple[str,
                        + (f", then {outcome.shrink_elapsed:.1f}s shrinking"
                           if outcome.findings else ""))
         if outcome.flaky:
-            stderr().print("[yellow]warning:[/] a disagreement did not reproduce on replay "
-                           "(the implementation is not deterministic)")
+            stderr().print(styled("yellow", "warning:"), "a disagreement did not reproduce "
+                           "on replay (the implementation is not deterministic)")
         for finding in outcome.findings:
             directory = write_candidate(finding, out, name, command, differential.stages)
             entries = finding.session.count(b"\n")
-            click.echo(f"disagreement ({entries} line(s)) -> {directory}")
+            echo(f"disagreement ({entries} line(s)) -> {directory}")
             for stage, what in finding.stages.items():
-                click.echo(f"  {stage}: {what}")
+                echo(f"  {stage}: {what}")
     if not outcome.findings:
-        click.echo(f"no disagreement in {outcome.examples} sessions")
+        echo(f"no disagreement in {outcome.examples} sessions")
     sys.exit(EXIT_FAILED if outcome.findings else 0)
 
 
