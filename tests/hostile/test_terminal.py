@@ -108,3 +108,16 @@ def test_reference_run_shows_odd_file_names_and_keeps_them_in_json(tmp_path: Pat
     paths = {Path(item["file"]).relative_to(tmp_path).as_posix()
              for item in json.loads(out)["files"]}
     assert paths == {ESCAPE_NAME, MARKUP_NAME}
+
+
+CLI = Path(__file__).resolve().parents[2] / "conformance" / "cli"
+
+
+@pytest.mark.parametrize("module", sorted(CLI.glob("*.py")), ids=lambda p: p.name)
+def test_every_command_prints_through_the_safe_console(module: Path):
+    """No command makes a console of its own, nor writes markup a SafeConsole would print as
+    it is: styles are ``style=`` or ``support.styled``."""
+    source = module.read_text()
+    if module.name != "terminal.py":
+        assert not re.search(r"\bConsole\(", source), "use support.console() or stderr()"
+    assert "[/]" not in source and "markup=True" not in source
