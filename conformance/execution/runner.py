@@ -36,6 +36,7 @@ from conformance.errors import (
 )
 from conformance.execution.goldens import CaseGoldens, GoldenSource
 from conformance.implementations import protocol
+from conformance.implementations.process import RequestTooLarge
 from conformance.implementations.transports import Crashed, Implementation, Timeout
 from conformance.judging.judge import failure, judge
 from conformance.judging.results import ErrorKind, StageResult
@@ -48,6 +49,8 @@ MISBEHAVING_TIMEOUT = 0.5
 
 
 def error_kind(exc: BaseException) -> ErrorKind:
+    if isinstance(exc, RequestTooLarge):  # the runner's own limit: nothing was asked
+        return "harness"
     if isinstance(exc, Timeout):
         return "timeout"
     if isinstance(exc, Crashed):
@@ -447,8 +450,10 @@ class Runner:
             answer = (impl.run_isolated(request, timeout, another_follows=another_follows)
                       if isolated else impl.run(request, timeout))
         except ImplementationError as exc:
-            # An isolated process is gone already; the implementation itself is untouched.
-            return errors(str(exc), error_kind(exc)), None if isolated else \
+            # An isolated process is gone already, and a request over the runner's limit was
+            # never sent: either way the implementation itself is untouched.
+            untouched = isolated or isinstance(exc, RequestTooLarge)
+            return errors(str(exc), error_kind(exc)), None if untouched else \
                 str(exc).splitlines()[0]
         finally:
             copy.unlink(missing_ok=True)

@@ -21,6 +21,7 @@ from conformance.implementations.process import (
     HELLO_TIMEOUT,
     Crashed,
     ProcessConnection,
+    RequestTooLarge,
     Timeout,
 )
 
@@ -211,6 +212,8 @@ class PersistentImplementation(Implementation):
             raise Crashed("the implementation is not running")
         try:
             return connection.ask(request, timeout)
+        except RequestTooLarge:
+            raise  # refused before it was sent: the process is as it was
         except ImplementationError:
             # Whatever it was (a hang, garbage, an answer out of order), this process can no
             # longer be trusted to pair answers with requests.
