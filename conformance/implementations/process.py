@@ -78,6 +78,14 @@ class RequestTooLarge(OverLimit):
         return f"the {self.what} to {side} {self.rest}"
 
 
+class Unsolicited(ProtocolViolation):
+    """Output after the last answer, found before the next request went out: it belongs to
+    the exchange before, never to the request about to be sent. ``seq``: the request it
+    names, when it is an answer (a second answer to one request)."""
+
+    seq: int | None = None
+
+
 class Crashed(ImplementationError):
     """The implementation exited, or closed its stdin or stdout."""
 
@@ -110,6 +118,16 @@ class _StderrTail:
         with self.lock:
             data = b"".join(self.chunks)[-STDERR_TAIL:]
         return data.decode("utf-8", errors="replace")
+
+
+def _seq_of(line: bytes) -> int | None:
+    """The ``seq`` a line names, if it is a JSON object with an integer one."""
+    try:
+        value = jsonio.loads(line)
+    except (jsonio.JSONDecodeError, ValueError):
+        return None
+    seq = value.get("seq") if isinstance(value, dict) else None
+    return seq if isinstance(seq, int) and not isinstance(seq, bool) else None
 
 
 class ProcessConnection:
@@ -274,9 +292,17 @@ class ProcessConnection:
                     self.buffer += chunk
         if self.buffer.strip():
             shown = bytes(self.buffer[:200]).decode("utf-8", errors="replace")
+            named = _seq_of(bytes(self.buffer).split(b"\n", 1)[0])
             self.buffer.clear()
-            raise ProtocolViolation(
-                f"it wrote to stdout after its last answer, unasked: {shown!r}")
+            exc = Unsolicited(f"it wrote to stdout after its last answer, unasked: {shown!r}")
+            exc.seq = named
+            raise exc
+
+    def check_quiet(self) -> None:
+        """Raise Unsolicited if it has written anything since its last answer (a second
+        answer to it, a log line): asked when no further request will show it."""
+        if self.answered and self.stdin_open:
+            self._refuse_unsolicited()
 
     def _take_line(self) -> bytes | None:
         index = self.buffer.find(b"\n", self.scanned)

@@ -23,6 +23,7 @@ from conformance.implementations.process import (
     ProcessConnection,
     RequestTooLarge,
     Timeout,
+    Unsolicited,
 )
 
 #: Where a narrowed run's stages are given to an implementation (``stages_hint``).
@@ -35,7 +36,9 @@ __all__ = [
     "OneShotImplementation",
     "PersistentImplementation",
     "ProtocolViolation",
+    "RequestTooLarge",
     "Timeout",
+    "Unsolicited",
 ]
 
 
@@ -82,6 +85,10 @@ class Implementation(ABC):
 
     def close(self) -> None:  # noqa: B027 (an optional hook)
         """Release whatever ``start`` acquired."""
+
+    def check_quiet(self) -> None:  # noqa: B027 (an optional hook: one-shot keeps nothing)
+        """Raise ``Unsolicited`` if the process wrote anything since its last answer (asked
+        after the last case, which no next request will check)."""
 
     def abort(self) -> None:  # noqa: B027 (an optional hook)
         """Called from another thread (Ctrl-C, SIGTERM): kill whatever process a ``start``,
@@ -217,6 +224,18 @@ class PersistentImplementation(Implementation):
         except ImplementationError:
             # Whatever it was (a hang, garbage, an answer out of order), this process can no
             # longer be trusted to pair answers with requests.
+            connection.kill()
+            if self.connection is connection:
+                self.connection = None
+            raise
+
+    def check_quiet(self) -> None:
+        connection = self.connection
+        if connection is None:
+            return
+        try:
+            connection.check_quiet()
+        except ImplementationError:
             connection.kill()
             if self.connection is connection:
                 self.connection = None
