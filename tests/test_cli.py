@@ -194,7 +194,6 @@ def test_an_interrupted_run_keeps_what_it_had_and_kills_the_implementation(corpu
     import signal
     import subprocess
     import sys
-    import time
 
     from helpers import live_group_members, settled, sigint_as_default
 
@@ -206,14 +205,10 @@ def test_an_interrupted_run_keeps_what_it_had_and_kills_the_implementation(corpu
     command = [sys.executable, "-c", "from conformance.cli.main import main; main()", "run",
                "--impl", spec, "--corpus", str(corpus_dir), "-q", "--report", str(report)]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True, env={**os.environ, "FAKE_PID_FILE": str(pid_file)},
+                               text=True, env={**os.environ, "FAKE_PID_FILE": str(pid_file),
+                                               "FAKE_HANGING": str(tmp_path / "hanging")},
                                preexec_fn=sigint_as_default)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if report.exists() and report.read_text().count('"case":"small.beta"') == 15:
-            break
-        time.sleep(0.1)
-    time.sleep(0.5)  # small.delta is now hanging
+    settled(lambda: not (tmp_path / "hanging").exists())  # small.delta is now hanging
     process.send_signal(signal.SIGINT)
     _, err = process.communicate(timeout=20)
     assert process.returncode == 130, err

@@ -6,14 +6,13 @@ import os
 import signal
 import subprocess
 import sys
-import time
 import tracemalloc
 from pathlib import Path
 
 import orjson
 import pytest
 from click.testing import CliRunner
-from helpers import RunRequest, execute, sigint_as_default
+from helpers import RunRequest, execute, settled, sigint_as_default
 
 from conformance.cli.main import main
 from conformance.judging.comparison import Difference
@@ -147,14 +146,10 @@ def test_sigint_writes_an_interrupted_footer_and_the_renderings(corpus, fake, tm
                fake("hanging", "--on", "small.beta"), "--corpus", str(corpus.root),
                "--report", str(report), "--html", str(html), "--junit", str(junit), "-q"]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+                               env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path),
+                                    "FAKE_HANGING": str(tmp_path / "hanging")},
                                preexec_fn=sigint_as_default)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:  # small.alpha is answered, small.beta hangs
-        if report.exists() and report.read_bytes().count(b'"type":"result"') >= 11:
-            break
-        time.sleep(0.1)
-    time.sleep(0.3)
+    settled(lambda: not (tmp_path / "hanging").exists())  # small.alpha answered, small.beta hangs
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=60)
     assert process.returncode == 130, err

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from conformance.cli import options
-from conformance.cli.support import EXIT_FAILED, load_corpus, stderr
+from conformance.cli.support import EXIT_FAILED, load_corpus, stderr, styled
 
 if TYPE_CHECKING:
     from conformance.corpus.cases import Corpus
@@ -87,7 +87,7 @@ def capture(names: tuple[str, ...], check_only: bool, no_regenerate: bool, jobs:
     if check_only:
         problems = stale_captures(corpus, names, jobs, report)
         for problem in problems:
-            stderr().print(f"[red]stale:[/] {problem}", soft_wrap=True)
+            stderr().print(styled("red", "stale:"), problem, soft_wrap=True)
         stderr().print(f"{len(scenarios)} scenario(s) re-recorded in "
                      f"{time.perf_counter() - started:.1f}s, {len(problems)} stale file(s)")
         sys.exit(EXIT_FAILED if problems else 0)

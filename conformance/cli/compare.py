@@ -54,7 +54,7 @@ def compare(impl_spec: str, paths: tuple[Path, ...], stages: tuple[str, ...],
     from conformance.maintenance.compare import root_cause_lines
 
     def say(message: str) -> None:
-        stderr().print(message, highlight=False, soft_wrap=True, markup=False)
+        stderr().print(message, soft_wrap=True)
 
     plan = RunPlan(impl_spec, Selection(stages=stages, apis=apis),
                    Limits(timeout=timeout, max_restarts=max_restarts), shard=shard,

@@ -18,7 +18,7 @@ from conformance.cli.capture import capture
 from conformance.cli.coverage import coverage
 from conformance.cli.discrepancies import discrepancies
 from conformance.cli.fuzz import promote
-from conformance.cli.support import EXIT_FAILED, load_corpus, stderr
+from conformance.cli.support import EXIT_FAILED, load_corpus, stderr, styled
 from conformance.errors import ConformanceError
 
 if TYPE_CHECKING:
@@ -109,22 +109,22 @@ def check(lint_only: bool, skip_captures: bool, filters: tuple[str, ...],
     corpus = load_corpus(corpus_path)
     problems = corpus.lint()
     for problem in problems:
-        say.print(f"[red]lint:[/] {problem.describe()}", soft_wrap=True)
+        say.print(styled("red", "lint:"), problem.describe(), soft_wrap=True)
     stale: list[object] = []
     for case in corpus.select(filters) if not problems else []:
         if case.generated is not None:
             for reason in generated_staleness(case):
                 stale.append(case.id)
-                say.print(f"[red]stale:[/] {case.id}: {reason}", soft_wrap=True)
+                say.print(styled("red", "stale:"), f"{case.id}: {reason}", soft_wrap=True)
     if not problems and not lint_only:
         fresh_models = reference_models()
         if jsonio.read_json(corpus.root / "models.json") != fresh_models:
             stale.append("models.json")
-            say.print("[red]stale:[/] models.json differs from Pi's catalog")
+            say.print(styled("red", "stale:"), "models.json differs from Pi's catalog")
         cases = corpus.select(filters)
         for item in freshness(corpus, cases):
             stale.append(item)
-            say.print(f"[red]stale:[/] {item.case} {item.stage}: {item.reason}",
+            say.print(styled("red", "stale:"), f"{item.case} {item.stage}: {item.reason}",
                       soft_wrap=True)
             for diff in item.differences[:5]:
                 say.print(f"    {diff.path}: golden {diff.expected!r:.80} "
@@ -132,7 +132,7 @@ def check(lint_only: bool, skip_captures: bool, filters: tuple[str, ...],
         if not skip_captures and not filters:
             for stale_file in stale_captures(corpus):
                 stale.append(stale_file)
-                say.print(f"[red]stale capture:[/] {stale_file}", soft_wrap=True)
+                say.print(styled("red", "stale capture:"), stale_file, soft_wrap=True)
     cases_total = len(corpus.case_directories())
     if problems or stale:
         say.print(f"check failed: {len(problems)} lint problem(s), {len(stale)} stale "

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import click
 
 from conformance.cli import options
-from conformance.cli.support import console, load_corpus
+from conformance.cli.support import console, load_corpus, styled
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -65,13 +65,14 @@ def _matrix_table(coverage: Coverage) -> Table:
 def render_terminal(coverage: Coverage, console: Console) -> None:
     """Readable tables: clause files, stages, APIs, features, then what is missing."""
     from rich.table import Table
+    from rich.text import Text
 
     total = len(coverage.cases)
-    console.print(
-        f"[bold]{coverage.clauses_covered}/{len(coverage.clauses)}[/] clauses covered by "
-        f"[bold]{total}[/] case(s); {len(coverage.excluded)} documented rule(s) excluded "
-        f"from the catalogue; outcomes: "
-        + ", ".join(f"{name} {count}" for name, count in coverage.outcomes.items()))
+    console.print(Text.assemble(
+        (f"{coverage.clauses_covered}/{len(coverage.clauses)}", "bold"), " clauses covered by ",
+        (str(total), "bold"), f" case(s); {len(coverage.excluded)} documented rule(s) excluded "
+        "from the catalogue; outcomes: "
+        + ", ".join(f"{name} {count}" for name, count in coverage.outcomes.items())))
     files = Table(title="Clauses by catalogue file", title_justify="left")
     for column in ("file", "clauses", "covered", "uncovered", "excluded"):
         files.add_column(column, justify="left" if column == "file" else "right")
@@ -86,21 +87,20 @@ def render_terminal(coverage: Coverage, console: Console) -> None:
     console.print(_matrix_table(coverage))
     empty = coverage.matrix.empty
     if empty:
-        console.print(f"[bold red]{len(empty)} empty matrix cell(s) Pi can produce:[/]")
+        console.print(f"{len(empty)} empty matrix cell(s) Pi can produce:", style="bold red")
         for cell in empty:
             console.print(f"  {cell.key}", highlight=False)
     else:
-        console.print(f"[green]all {len(coverage.matrix.cells)} matrix cells Pi can produce are "
-                      f"filled[/]")
+        console.print(f"all {len(coverage.matrix.cells)} matrix cells Pi can produce are "
+                      "filled", style="green")
     if coverage.uncovered:
-        console.print(f"[bold red]{len(coverage.uncovered)} uncovered clause(s):[/]")
+        console.print(f"{len(coverage.uncovered)} uncovered clause(s):", style="bold red")
         for clause in coverage.uncovered:
             console.print(f"  {clause}", highlight=False)
     else:
-        console.print("[green]every clause is cited by at least one case[/]")
+        console.print("every clause is cited by at least one case", style="green")
     for clause, cases in coverage.unknown_clauses.items():
-        console.print(f"[red]unknown clause[/] {clause} cited by {', '.join(cases)}",
-                      highlight=False)
+        console.print(styled("red", "unknown clause"), f"{clause} cited by {', '.join(cases)}")
 
 
 @click.command()

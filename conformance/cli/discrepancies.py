@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from conformance.cli import options
-from conformance.cli.support import load_corpus, stderr
+from conformance.cli.support import load_corpus, stderr, styled
 from conformance.errors import ConformanceError
 
 
@@ -57,7 +57,7 @@ def discrepancies(verify: bool, reports_dir: Path, out_dir: Path, impl_specs: tu
         stderr().print(f"{target}: {len(items)} draft(s), {opened} open, "
                      f"{len(items) - opened} resolved", highlight=False)
     for problem in outcome.problems:
-        stderr().print(f"[red]{'no longer reproduces' if 'resolved' in problem else 'problem'}:"
-                     f"[/] {problem}", soft_wrap=True)
+        what = "no longer reproduces" if "resolved" in problem else "problem"
+        stderr().print(styled("red", f"{what}:"), problem, soft_wrap=True)
     stderr().print(f"wrote {len(outcome.written)} file(s) in {out_dir}", highlight=False)
     sys.exit(1 if outcome.problems and verify else 0)

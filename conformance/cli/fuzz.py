@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import click
 
 from conformance.cli import options
-from conformance.cli.support import EXIT_FAILED, EXIT_UNUSABLE, load_corpus, stderr
+from conformance.cli.support import EXIT_FAILED, EXIT_UNUSABLE, echo, load_corpus, stderr, styled
 
 if TYPE_CHECKING:
     from conformance.corpus.shards import Shard
@@ -88,8 +88,8 @@ def fuzz(impl_spec: str, max_examples: int, seed: int | None, stages: tuple[str,
                        + (f", then {outcome.shrink_elapsed:.1f}s shrinking"
                           if outcome.findings else ""))
         if outcome.flaky:
-            stderr().print("[yellow]warning:[/] a disagreement did not reproduce on replay "
-                           "(the implementation is not deterministic)")
+            stderr().print(styled("yellow", "warning:"), "a disagreement did not reproduce "
+                           "on replay (the implementation is not deterministic)")
         unwritten = 0
         for finding in outcome.findings:
             entries = finding.session.count(b"\n")
@@ -97,20 +97,19 @@ def fuzz(impl_spec: str, max_examples: int, seed: int | None, stages: tuple[str,
                 directory = write_candidate(finding, out, name, command, differential.stages)
             except OSError as exc:  # a full disk: the finding is printed, not lost
                 unwritten += 1
-                click.echo(f"disagreement ({entries} line(s)) -> not written "
-                           f"({os.fsdecode(exc.filename or out)}: {exc.strerror}); its session:")
+                echo(f"disagreement ({entries} line(s)) -> not written "
+                     f"({os.fsdecode(exc.filename or out)}: {exc.strerror}); its session:")
                 click.echo(finding.session.decode("utf-8", errors="replace"), nl=False)
             else:
-                click.echo(f"disagreement ({entries} line(s)) -> {directory}")
+                echo(f"disagreement ({entries} line(s)) -> {directory}")
             for stage, what in finding.stages.items():
-                click.echo(f"  {stage}: {what}")
+                echo(f"  {stage}: {what}")
         if unwritten:
-            stderr().print(f"error: {unwritten} candidate(s) could not be written under {out}; "
-                           "their sessions are on standard output", highlight=False,
-                           markup=False, soft_wrap=True)
+            echo(f"error: {unwritten} candidate(s) could not be written under {out}; "
+                 "their sessions are on standard output", err=True)
             sys.exit(EXIT_UNUSABLE)
     if not outcome.findings:
-        click.echo(f"no disagreement in {outcome.examples} sessions")
+        echo(f"no disagreement in {outcome.examples} sessions")
     sys.exit(EXIT_FAILED if outcome.findings else 0)
 
 

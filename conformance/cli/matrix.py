@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from conformance.cli import options
-from conformance.cli.support import console, load_corpus, stderr
+from conformance.cli.support import console, load_corpus, stderr, styled
 from conformance.errors import ConformanceError
 
 
@@ -39,14 +39,16 @@ def matrix(impls: tuple[str, ...], out_dir: Path, cases: tuple[str, ...],
         raise ConformanceError("no case matches " + " ".join(cases))
     plan = RunPlan("", limits=Limits(timeout=timeout))
     columns = run_matrix(corpus, entries, out_dir, plan, cases=selected,
-                         on_start=lambda e: stderr().print(f"[bold]{e.spec}[/]: {e.summary}"))
+                         on_start=lambda e: stderr().print(
+                             styled("bold", f"{e.spec}:"), e.summary))
     data = matrix_data(corpus, columns, selected)
     written = write_matrix(data, out_dir)
     if sum(1 for c in columns if c.answers) >= 2:
         written += write_drift(drift_data(corpus, columns), out_dir)
     for item in data["implementations"]:
         if "unavailable" in item:
-            stderr().print(f"  {item['key']}: [red]unavailable[/] {item['unavailable']}")
+            stderr().print(f"  {item['key']}:", styled("red", "unavailable"),
+                           item["unavailable"])
         else:
             c = item["counts"]
             stderr().print(f"  {item['key']}: {c['pass']} pass, {c['fail']} fail, {c['error']} "

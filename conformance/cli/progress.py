@@ -6,6 +6,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from conformance.cli.support import stderr
 from conformance.execution.executor import Watcher
 from conformance.execution.runner import Planned
 from conformance.implementations.protocol import Hello
@@ -16,7 +17,6 @@ class ProgressBar(Watcher):
     """rich's progress bar: results done of the run's, failures so far, time left."""
 
     def __init__(self) -> None:
-        from rich.console import Console
         from rich.progress import (
             BarColumn,
             MofNCompleteColumn,
@@ -26,9 +26,9 @@ class ProgressBar(Watcher):
         )
 
         self.progress = Progress(
-            TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+            TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(),
             TextColumn("{task.fields[failures]} failing"), TimeRemainingColumn(),
-            console=Console(stderr=True), transient=True)
+            console=stderr(), transient=True)
         self.task: Any = None
         self.name = ""
         self.failing = 0

@@ -43,7 +43,8 @@ def reference_install(force: bool) -> None:
         if not sys.stderr.isatty():  # the spinner shows only on a terminal
             stderr().print(f"installing Node 22 and the pinned Pi into "
                            f"{installation.prefix} (npm ci, about a minute)", soft_wrap=True)
-        columns = (SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn())
+        columns = (SpinnerColumn(), TextColumn("{task.description}", markup=False),
+                   TimeElapsedColumn())
         with Progress(*columns, console=stderr(), transient=True) as progress:
             task = progress.add_task("npm ci (pinned Pi and Node 22)")
             fetched = 0
@@ -54,7 +55,7 @@ def reference_install(force: bool) -> None:
                     fetched += 1
                 progress.update(task, description=f"npm ci: {fetched} fetches; {line[-70:]}")
                 if not sys.stderr.isatty() and worth_showing(line):
-                    stderr().print(line, markup=False, soft_wrap=True)
+                    stderr().print(line, soft_wrap=True)
 
             installation = ref.install(force=force, on_line=on_line)
     versions = installation.versions()
@@ -107,8 +108,7 @@ def reference_run(paths: tuple[Path, ...], stages: tuple[str, ...], output_forma
             writer = _JsonWriter(sink, oracle, len(files)) if output_format == "json" \
                 else _TextWriter(sink)
             for number, path in enumerate(files, start=1):
-                stderr().print(f"[{number}/{len(files)}] {path}", highlight=False,
-                               soft_wrap=True)
+                stderr().print(f"[{number}/{len(files)}] {path}", soft_wrap=True)
                 writer.add(oracle.answer(path))
             writer.close()
 
@@ -152,12 +152,14 @@ class _TextWriter:
         self.sink = sink
 
     def add(self, answers: FileAnswers) -> None:
+        """The file and a line per stage, for people: control characters shown, not sent."""
+        from conformance.controls import printable
         from conformance.execution.oracle import summarize
 
-        self.sink.write(f"{answers.path} ({answers.size} bytes, sha256 {answers.sha256[:12]}, "
-                        f"{answers.seconds:.2f}s)\n")
+        self.sink.write(printable(f"{answers.path} ({answers.size} bytes, sha256 "
+                                  f"{answers.sha256[:12]}, {answers.seconds:.2f}s)") + "\n")
         for stage, result in answers.results.items():
-            self.sink.write(f"  {stage}: {summarize(stage, result)}\n")
+            self.sink.write(printable(f"  {stage}: {summarize(stage, result)}") + "\n")
 
     def close(self) -> None:
         self.sink.flush()

@@ -16,7 +16,7 @@ import click
 
 from conformance import jsonio
 from conformance.cli import options
-from conformance.cli.support import EXIT_FAILED, console, verdict_exit_code
+from conformance.cli.support import EXIT_FAILED, console, echo, verdict_exit_code
 from conformance.errors import ConformanceError
 from conformance.files import replace_text
 from conformance.reporting.formats import FORMATS
@@ -76,8 +76,8 @@ def render_stdout(report: Report, output_format: str,
 
 def say_interrupted(report: Report, path: Path) -> None:
     if report.interrupted:
-        click.echo(f"{path}: the run was interrupted; the report holds only the results it "
-                   "reached", err=True)
+        echo(f"{path}: the run was interrupted; the report holds only the results it "
+             "reached", err=True)
 
 
 @click.command()
@@ -97,8 +97,8 @@ def render(report_path: Path, output_format: str, output: Path | None) -> None:
     report = read_report(report_path)
     if output is not None:
         write_text(output, renderer(output_format)(report))
-        click.echo(f"wrote the {output_format} rendering of {report_path} "
-                   f"({len(report.results)} results, {report.verdict}) to {output}", err=True)
+        echo(f"wrote the {output_format} rendering of {report_path} "
+             f"({len(report.results)} results, {report.verdict}) to {output}", err=True)
     else:
         render_stdout(report, output_format)
     say_interrupted(report, report_path)
@@ -150,7 +150,7 @@ def baseline(report_path: Path, output: Path | None, previous: Path | None) -> N
     else:
         write_text(output, text)
         count = sum(1 for r in report.results if r.failing)
-        click.echo(f"wrote {count} known failure(s) to {output}", err=True)
+        echo(f"wrote {count} known failure(s) to {output}", err=True)
 
 
 COMMANDS = (render, diff, baseline)

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from conformance.cli import options
-from conformance.cli.support import EXIT_FAILED, load_corpus
+from conformance.cli.support import EXIT_FAILED, echo, load_corpus
 
 
 @click.command("smoke")
@@ -26,8 +26,8 @@ def smoke(impl_spec: str, cases: tuple[str, ...], timeout: float,
 
     checks = checks_of(impl_spec, load_corpus(corpus_path), cases, timeout)
     for check in checks:
-        click.echo(check.line())
+        echo(check.line())
     failed = [c for c in checks if not c.ok]
-    click.echo(f"smoke {'FAILED' if failed else 'passed'}: {len(checks) - len(failed)} of "
-               f"{len(checks)} checks passed")
+    echo(f"smoke {'FAILED' if failed else 'passed'}: {len(checks) - len(failed)} of "
+         f"{len(checks)} checks passed")
     sys.exit(EXIT_FAILED if failed else 0)

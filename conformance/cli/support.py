@@ -17,10 +17,13 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import click
+
 from conformance.errors import ConformanceError
 
 if TYPE_CHECKING:
     from rich.console import Console
+    from rich.text import Text
 
     from conformance.corpus.cases import Corpus
     from conformance.reporting.model import Report
@@ -41,13 +44,14 @@ LOG_WIDTH = 1000
 
 def console(*, stderr: bool = False) -> Console:
     """A console for stdout (data) or stderr (progress and problems): as wide as the terminal,
-    or, when the output is not one, ``LOG_WIDTH`` wide and never soft-wrapped."""
-    from rich.console import Console
+    or, when the output is not one, ``LOG_WIDTH`` wide and never soft-wrapped. It shows
+    control characters and reads no markup (cli/terminal.py): style with ``style=``."""
+    from conformance.cli.terminal import SafeConsole
 
-    plain = Console(stderr=stderr, highlight=False)
+    plain = SafeConsole(stderr=stderr)
     if plain.is_terminal or "COLUMNS" in os.environ:
         return plain
-    return Console(stderr=stderr, highlight=False, width=LOG_WIDTH, soft_wrap=True)
+    return SafeConsole(stderr=stderr, width=LOG_WIDTH, soft_wrap=True)
 
 
 @cache
@@ -56,10 +60,24 @@ def stderr() -> Console:
     return console(stderr=True)
 
 
-def fail(exc: ConformanceError) -> None:
-    from rich.markup import escape
+def echo(text: str, *, err: bool = False, nl: bool = True) -> None:
+    """A line for people, as click.echo writes it, its control characters shown
+    (``controls.printable``); data (JSON, a rendered report) goes through click.echo as it is."""
+    from conformance.controls import printable
 
-    stderr().print(f"[bold red]error:[/] {escape(exc.describe())}", markup=True, soft_wrap=True)
+    click.echo(printable(text), err=err, nl=nl)
+
+
+def styled(style: str, text: str) -> Text:
+    """``text`` in ``style``: a styled word printed beside user text, which is never markup
+    (``console().print(styled("red", "stale:"), path)``)."""
+    from rich.text import Text
+
+    return Text(text, style=style)
+
+
+def fail(exc: ConformanceError) -> None:
+    stderr().print(styled("bold red", "error:"), exc.describe(), soft_wrap=True)
     sys.exit(EXIT_UNUSABLE)
 
 

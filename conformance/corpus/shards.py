@@ -23,6 +23,12 @@ _SPEC = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
 #: The most shards a run may be split into: far more than a CI matrix runs (GitHub's holds 256
 #: jobs), and few enough that merge can list the missing ones.
 MAX_SHARDS = 1000
+_MAX_DIGITS = len(str(MAX_SHARDS))
+
+
+def _elided(text: str, limit: int = 40) -> str:
+    """``text`` as given, cut in the middle when longer than ``limit`` (a 5000-digit count)."""
+    return text if len(text) <= limit else f"{text[:limit // 2]}…{text[-limit // 2:]}"
 
 
 @dataclass(frozen=True)
@@ -44,8 +50,13 @@ class Shard:
     def parse(cls, text: str) -> Shard:
         match = _SPEC.match(text)
         if not match:
-            raise ConformanceError(f"shard {text!r} must be K/N, e.g. 2/4")
-        return cls(int(match.group(1)), int(match.group(2)))
+            raise ConformanceError(f"shard {_elided(text)!r} must be K/N, e.g. 2/4")
+        index, count = (digits.lstrip("0") or "0" for digits in match.groups())
+        if len(count) > _MAX_DIGITS or len(index) > _MAX_DIGITS:
+            # before int(): past 4300 digits Python refuses to convert, with a ValueError
+            raise ConformanceError(f"shard {_elided(text.strip())}: K and N may be at most "
+                                   f"{MAX_SHARDS} (more jobs than any CI matrix runs)")
+        return cls(int(index), int(count))
 
     def __str__(self) -> str:
         return f"{self.index}/{self.count}"

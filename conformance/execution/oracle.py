@@ -4,7 +4,9 @@
 implementation is judged against. The user's file is never handed to Pi: it is copied into a
 temporary directory first (Pi rewrites what it opens; the harness copies once more). Every
 stage gets one verdict: Pi's ``output``, its rejection, or ``misbehaved`` when it hung or
-crashed on that stage (each stage has its own timeout, so a hang costs one stage, not a file).
+crashed on that stage (each stage has its own timeout, so a hang costs one stage, not a file);
+or ``over-limit`` when the question or Pi's answer is past one of the runner's own size limits
+(``process.MAX_REQUEST``, ``process.MAX_LINE``): the runner's limit, not Pi misbehaving.
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ from typing import Any
 
 from conformance.corpus.stages import CAPTURE_STAGES, api_of, stage_sort_key
 from conformance.errors import ConformanceError, ImplementationError
-from conformance.implementations import protocol
+from conformance.implementations import process, protocol
+from conformance.implementations.process import OverLimit, RequestTooLarge
 from conformance.implementations.transports import Implementation, reference
 
 #: Seconds Pi may take for one stage of one file; a multi-megabyte session takes well under one.
@@ -34,6 +37,12 @@ CWD = "/pi-conformance/cwd"
 SCHEMA = "pi-conformance/reference-run/1"
 _CHUNK = 1 << 20
 _SEQ = itertools.count(1)
+#: The verdict of a stage not asked or not read because of the runner's own size limits.
+OVER_LIMIT = "over-limit"
+
+
+def over_limit(detail: str) -> dict[str, Any]:
+    return {OVER_LIMIT: {"detail": detail}}
 
 
 def find_sessions(paths: Iterable[Path]) -> list[Path]:
@@ -99,7 +108,7 @@ class FileAnswers:
     path: Path
     sha256: str
     size: int
-    results: dict[str, dict[str, Any]]  # stage -> {"output"|"rejected"|"misbehaved": ...}
+    results: dict[str, dict[str, Any]]  # stage -> {"output"|"rejected"|"misbehaved"|OVER_LIMIT}
     seconds: float
 
     def kinds(self) -> dict[str, str]:
@@ -166,6 +175,13 @@ class ReferenceOracle:
 
         asked = list(stages) if stages is not None else list(self.stages)
         started = time.perf_counter()
+        size = path.stat().st_size
+        if size > process.MAX_REQUEST:  # not even read: it could never be sent
+            detail = RequestTooLarge("request line", size, process.MAX_REQUEST, "request",
+                                     "MAX_REQUEST", " of session alone; not sent").of("Pi")
+            return FileAnswers(path, file_sha256(path), size,
+                               {stage: over_limit(detail) for stage in asked},
+                               time.perf_counter() - started)
         copy = self.scratch / "session.jsonl"
         try:
             shutil.copyfile(path, copy)
@@ -186,6 +202,8 @@ class ReferenceOracle:
         ``options``: the run options (default: the oracle's, for its stages)."""
         try:
             return self._ask(text, stages, self.stage_timeout * max(1, len(stages)), options)
+        except RequestTooLarge as exc:  # never sent: no stage alone would be either
+            return {stage: over_limit(exc.of("Pi")) for stage in stages}
         except ImplementationError:
             self._recover()
         if len(stages) == 1:
@@ -210,6 +228,10 @@ class ReferenceOracle:
                     options: Mapping[str, Any] | None = None) -> dict[str, Any]:
         try:
             return self._ask(text, [stage], self.stage_timeout, options)[stage]
+        except OverLimit as exc:
+            if not isinstance(exc, RequestTooLarge):
+                self._recover()
+            return over_limit(exc.of("Pi"))
         except ImplementationError as exc:
             self._recover()
             detail = str(exc)
@@ -263,6 +285,8 @@ def summarize(stage: str, result: dict[str, Any]) -> str:
     if kind == "misbehaved":
         return (f"Pi misbehaved ({value.get('kind')}): "
                 f"{_one_line(str(value.get('detail', '')), 200)}")
+    if kind == OVER_LIMIT:
+        return f"not answered: {_one_line(str(value.get('detail', '')), 300)}"
     return "output: " + _shape(stage, value)
 
 

@@ -22,8 +22,9 @@ from typing import Any
 from conformance.corpus.cases import Case
 from conformance.corpus.goldens import Golden
 from conformance.corpus.stages import CAPTURE_STAGES
+from conformance.errors import ConformanceError
 from conformance.execution.goldens import CaseGoldens, GoldenSource
-from conformance.execution.oracle import STAGE_TIMEOUT, ReferenceOracle
+from conformance.execution.oracle import OVER_LIMIT, STAGE_TIMEOUT, ReferenceOracle
 from conformance.implementations import protocol
 from conformance.judging.volatility import VARIATIONS, volatile_groups
 
@@ -74,6 +75,8 @@ class _ReferenceCase(CaseGoldens):
         with self._lock:
             if stage not in self._goldens:
                 results = self.plain.result()
+                if OVER_LIMIT in results[stage]:  # no golden: the runner's limit, said so
+                    raise ConformanceError(results[stage][OVER_LIMIT]["detail"])
                 self._goldens[stage] = Golden(stage, results[stage], self.provenance,
                                               _Volatile(lambda: self.volatile(stage)))
             return self._goldens[stage]

@@ -37,7 +37,13 @@ from conformance.errors import (
 from conformance.execution import interrupts
 from conformance.execution.goldens import CaseGoldens, GoldenSource
 from conformance.implementations import protocol
-from conformance.implementations.transports import Crashed, Implementation, Timeout
+from conformance.implementations.transports import (
+    Crashed,
+    Implementation,
+    RequestTooLarge,
+    Timeout,
+    Unsolicited,
+)
 from conformance.judging.judge import failure, judge
 from conformance.judging.results import ErrorKind, StageResult
 
@@ -49,6 +55,8 @@ MISBEHAVING_TIMEOUT = 0.5
 
 
 def error_kind(exc: BaseException) -> ErrorKind:
+    if isinstance(exc, RequestTooLarge):  # the runner's own limit: nothing was asked
+        return "harness"
     if isinstance(exc, Timeout):
         return "timeout"
     if isinstance(exc, Crashed):
@@ -141,6 +149,36 @@ def plan(hello: protocol.Hello, cases: Iterable[Case], selection: Selection) -> 
     return planned
 
 
+@dataclass(frozen=True)
+class _Asked:
+    """One case asked: its verdicts; ``failed``, what went wrong when its process must be
+    restarted; and, for a case answered in step (``seq``), ``blame``: its stages as protocol
+    errors, should output found later turn out to be its own."""
+
+    verdicts: Verdicts
+    failed: str | None = None
+    cause: ImplementationError | None = None
+    seq: int | None = None
+    blame: Callable[[str], Verdicts] | None = None
+
+    def blame_for(self, later: _Asked) -> str | None:
+        """What to say of this case when the ``later`` case failed on output that was this
+        case's: written after its answer and read before the next request went out, or an
+        answer naming its request; None when the later failure is the later case's own."""
+        cause, seq = later.cause, self.seq
+        if isinstance(cause, Unsolicited):
+            if cause.seq == seq:
+                return f"it answered this case (seq {seq}) twice: {cause}"
+            return f"after its answer to this case (seq {seq}), {cause}"
+        if isinstance(cause, protocol.OutOfStep) and cause.seq == seq:
+            return (f"it answered this case (seq {seq}) twice, the second time in place of the "
+                    f"next request's answer ({cause})")
+        return None
+
+    def blamed(self, message: str) -> Verdicts:
+        return self.blame(message) if self.blame is not None else self.verdicts
+
+
 class _RestartBudget:
     """The restart cap, shared by all workers of a run.
 
@@ -179,6 +217,10 @@ class Runner:
         self._scratch: Path | None = None
         self._seq = 0
         self._seq_lock = threading.Lock()
+        # Per worker (implementation id), the case answered last, held until the next request
+        # shows nothing more followed its answer (``_worker``).
+        self._held: dict[int, tuple[Planned, _Asked]] = {}
+        self._held_lock = threading.Lock()
         # Implementations (by id) whose last case failed: restarted before their next case.
         self.pending_restarts: dict[int, tuple[str, bool]] = {}
         self.keep_answers: KeepAnswers | None = None
@@ -255,7 +297,11 @@ class Runner:
                     worker.join()
             except BaseException:  # Ctrl-C, SIGTERM: keep what was emitted, emit nothing more
                 with interrupts.held():  # a second Ctrl-C must not leave workers emitting
-                    with lock:
+                    with lock:  # cases held for their next request are answered: keep them
+                        for item, asked in self._take_held():
+                            for result in (*item.skipped,
+                                           *guarded(item.case, item.ask, asked.verdicts)):
+                                emit(result)
                         stop.set()
                     for impl in implementations:  # a worker waiting on an answer wakes up now
                         impl.abort()
@@ -295,11 +341,11 @@ class Runner:
             return results + [StageResult(item.case.id, stage, "error", reason,
                                           outcome=item.case.outcome, error_kind="not-run")
                               for stage in item.ask]
-        verdicts, failed = self._case_results(impl, item)
-        if failed is not None and impl.persistent:
-            self.pending_restarts[id(impl)] = (failed,
+        asked = self._case_results(impl, item)
+        if asked.failed is not None and impl.persistent:
+            self.pending_restarts[id(impl)] = (asked.failed,
                                                item.case.outcome == "reference-misbehaves")
-        return results + guarded(item.case, item.ask, verdicts)
+        return results + guarded(item.case, item.ask, asked.verdicts)
 
     def close(self) -> None:
         """Remove the scratch directory the sessions' copies were written in."""
@@ -311,25 +357,72 @@ class Runner:
 
     def _worker(self, impl: Implementation, work: queue.Queue[Planned],
                 judging: queue.Queue[_Judged | None], stop: threading.Event) -> None:
-        while not stop.is_set():
-            try:
-                item = work.get_nowait()
-            except queue.Empty:
-                return
-            if not item.ask:
-                judging.put((item, None))
-                continue
-            # A failed process is restarted when it has a case to run, not after the last one
-            # (and still when the next run of this runner, as smoke does, brings one).
-            pending = self.pending_restarts.pop(id(impl), None)
-            if pending is not None and not self._restart(impl, *pending):
-                work.put(item)  # reported as not run by ``run``
-                return
-            verdicts, failed = self._case_results(impl, item)
-            judging.put((item, verdicts))
-            if failed is not None and impl.persistent:
-                self.pending_restarts[id(impl)] = (
-                    failed, item.case.outcome == "reference-misbehaves")
+        """Ask cases one after another on ``impl``. A case that passed on a persistent process
+        is held until the next request shows whether more output followed its answer (a
+        second answer to it, a log line): then that case is blamed, and the next one, which
+        did nothing wrong, is asked again at once on a fresh process, where nothing before it
+        can be blamed (so one misbehaving case never costs more than one other)."""
+        def held() -> _Asked | None:
+            with self._held_lock:
+                entry = self._held.get(id(impl))
+            return entry[1] if entry is not None else None
+
+        def release(blame: str | None = None) -> None:
+            with self._held_lock:  # an interruption may have taken it (``run``)
+                entry = self._held.pop(id(impl), None)
+            if entry is not None:
+                kept, asked = entry
+                judging.put((kept, asked.blamed(blame) if blame else asked.verdicts))
+
+        try:
+            while not stop.is_set():
+                try:
+                    item = work.get_nowait()
+                except queue.Empty:
+                    return
+                if not item.ask:
+                    judging.put((item, None))
+                    continue
+                # A failed process is restarted when it has a case to run, not after the last
+                # one (and still when the next run of this runner, as smoke does, brings one).
+                pending = self.pending_restarts.pop(id(impl), None)
+                if pending is not None and not self._restart(impl, *pending):
+                    work.put(item)  # reported as not run by ``run``
+                    return
+                asked = self._case_results(impl, item)
+                last = held()
+                blame = last.blame_for(asked) if last is not None else None
+                release(blame)
+                if blame is not None:  # not this case's fault: asked again, on a fresh process
+                    if not self._restart(impl, blame.splitlines()[0], False):
+                        work.put(item)  # reported as not run by ``run``
+                        return
+                    asked = self._case_results(impl, item)
+                if asked.failed is not None and impl.persistent:
+                    judging.put((item, asked.verdicts))
+                    self.pending_restarts[id(impl)] = (
+                        asked.failed, item.case.outcome == "reference-misbehaves")
+                elif impl.persistent and asked.seq is not None:
+                    with self._held_lock:
+                        self._held[id(impl)] = (item, asked)
+                else:
+                    judging.put((item, asked.verdicts))
+        finally:
+            last = held()
+            if last is not None and not stop.is_set():
+                try:
+                    impl.check_quiet()  # the last answer: no next request will show more
+                except ImplementationError as exc:
+                    release(last.blame_for(_Asked(lambda: [], cause=exc)))
+                    self.pending_restarts[id(impl)] = (str(exc).splitlines()[0], False)
+            if not stop.is_set():
+                release()
+
+    def _take_held(self) -> list[tuple[Planned, _Asked]]:
+        with self._held_lock:
+            taken = list(self._held.values())
+            self._held.clear()
+        return taken
 
     def _isolated_worker(self, impl: Implementation, work: queue.Queue[Planned],
                          emit: Callable[[StageResult], None], stop: threading.Event) -> None:
@@ -342,8 +435,8 @@ class Runner:
                 return
             for result in item.skipped:
                 emit(result)
-            verdicts, _ = self._case_results(impl, item, another_follows=not work.empty())
-            for result in guarded(item.case, item.ask, verdicts):  # info whatever the answer
+            asked = self._case_results(impl, item, another_follows=not work.empty())
+            for result in guarded(item.case, item.ask, asked.verdicts):  # info, whatever
                 emit(result)
 
     @staticmethod
@@ -383,13 +476,13 @@ class Runner:
         return True
 
     def _case_results(self, impl: Implementation, item: Planned, *,
-                      another_follows: bool = True) -> tuple[Verdicts, str | None]:
+                      another_follows: bool = True) -> _Asked:
         """``_run_case``, where a bug of ours costs this case's stages, never the run."""
         try:
             return self._run_case(impl, item, another_follows=another_follows)
         except Exception as exc:
             errors = runner_errors(item.case, item.ask, exc)
-            return lambda: errors, None
+            return _Asked(lambda: errors)
 
     def _next_seq(self) -> int:
         with self._seq_lock:
@@ -403,9 +496,10 @@ class Runner:
             return self._scratch
 
     def _run_case(self, impl: Implementation, item: Planned, *,
-                  another_follows: bool = True) -> tuple[Verdicts, str | None]:
-        """Ask one case; its verdicts (judged later, on the judging thread) and a
-        description of the failure when a restart is needed."""
+                  another_follows: bool = True) -> _Asked:
+        """Ask one case: its verdicts (judged later, on the judging thread), a description
+        of the failure when a restart is needed, and how to blame it for output found
+        later."""
         case, ask = item.case, list(item.ask)
         seq = self._next_seq()
         session = case.session_bytes()  # read once: Pi and the implementation see one snapshot
@@ -444,14 +538,19 @@ class Runner:
             failed: dict[str, Answer] = {stage: Failed(message) for stage in ask}
             return self._verdicts(case, ask, goldens, failed, share, impl, kind)
 
+        def blame(message: str) -> Verdicts:
+            return errors(message, "protocol")
+
         isolated = misbehaving and impl.isolates_misbehaving
         try:
             answer = (impl.run_isolated(request, timeout, another_follows=another_follows)
                       if isolated else impl.run(request, timeout))
         except ImplementationError as exc:
-            # An isolated process is gone already; the implementation itself is untouched.
-            return errors(str(exc), error_kind(exc)), None if isolated else \
-                str(exc).splitlines()[0]
+            # An isolated process is gone already, and a request over the runner's limit was
+            # never sent: either way the implementation itself is untouched.
+            untouched = isolated or isinstance(exc, RequestTooLarge)
+            return _Asked(errors(str(exc), error_kind(exc)),
+                          None if untouched else str(exc).splitlines()[0], cause=exc)
         finally:
             copy.unlink(missing_ok=True)
             if events is not None:
@@ -460,19 +559,20 @@ class Runner:
         if self.limits.validate_protocol:
             problems = protocol.run_answer_problems(answer, ask)
             if problems:
-                return errors("protocol violation: " + "; ".join(problems[:3]), "protocol"), \
-                    None
+                return _Asked(errors("protocol violation: " + "; ".join(problems[:3]),
+                                     "protocol"), seq=seq, blame=blame)
         try:
             results = protocol.check_run_answer(answer, seq, ask)
         except ProtocolViolation as exc:
             # Answers no longer pair with requests: this process cannot be trusted any more.
-            return errors(str(exc), "protocol"), str(exc)
+            return _Asked(errors(str(exc), "protocol"), str(exc), cause=exc)
         except RunFailed as exc:
-            return errors(str(exc), "implementation"), None
+            return _Asked(errors(str(exc), "implementation"), seq=seq, blame=blame)
         if self.keep_answers is not None:
             self.keep_answers(case, results)
         answers = {stage: parse_answer(results[stage]) for stage in ask}
-        return self._verdicts(case, ask, goldens, answers, elapsed / len(ask), impl), None
+        return _Asked(self._verdicts(case, ask, goldens, answers, elapsed / len(ask), impl),
+                      seq=seq, blame=blame)
 
     @staticmethod
     def _verdicts(case: Case, ask: list[str], goldens: CaseGoldens, answers: dict[str, Answer],

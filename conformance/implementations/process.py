@@ -25,7 +25,12 @@ from conformance import jsonio
 from conformance.errors import ImplementationError, ProtocolViolation
 from conformance.implementations import protocol, reaping
 
+#: The runner's own limits, the same whichever process answers (an implementation or Pi):
+#: one answer line (the most the runner holds in memory), and one request line (a session is
+#: sent whole in its request; Node, which runs Pi, cannot read a line past 512 MiB as one
+#: string). Past them the error names the runner's limit, so that nobody blames the process.
 MAX_LINE = 64 * 1024 * 1024
+MAX_REQUEST = 256 * 1024 * 1024
 STDERR_TAIL = 64 * 1024
 HELLO_TIMEOUT = 60.0
 _CHUNK = 1024 * 1024
@@ -33,6 +38,52 @@ _CHUNK = 1024 * 1024
 
 class Timeout(ImplementationError):
     """The implementation did not answer in time."""
+
+
+def size(count: int) -> str:
+    """A byte count for people: ``64 MiB``, ``16 KiB``, ``1.5 GiB``, ``700 bytes``."""
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if count >= scale:
+            return f"{count / scale:.1f}".removesuffix(".0") + f" {unit}"
+    return f"{count} bytes"
+
+
+class OverLimit(ImplementationError):
+    """A message past one of the runner's own size limits: the words name the runner's limit
+    and give it, whichever process it was for (``of`` says which, where the caller knows)."""
+
+    def __init__(self, what: str, count: int, limit: int, unit: str, constant: str,
+                 note: str = ""):
+        self.what, self.limit = what, limit
+        self.rest = (f"exceeds the runner's limit of {size(limit)} a {unit} "
+                     f"({size(count)}{note}; process.{constant})")
+        super().__init__(f"the {what} {self.rest}")
+
+    def of(self, side: str) -> str:
+        """The message, saying whose answer it was (or to whom the request would have gone):
+        "Pi's answer line exceeds the runner's limit of 64 MiB a line (...)"."""
+        return f"{side}'s {self.what} {self.rest}"
+
+
+class AnswerTooLarge(OverLimit, ProtocolViolation):
+    """An answer line (or a one-shot's whole output) over ``MAX_LINE``: the process is out
+    of step, as after any protocol violation, and is restarted."""
+
+
+class RequestTooLarge(OverLimit):
+    """A request over ``MAX_REQUEST``, refused before it is sent: the process never saw it,
+    so it is blamed for nothing and keeps running."""
+
+    def of(self, side: str) -> str:
+        return f"the {self.what} to {side} {self.rest}"
+
+
+class Unsolicited(ProtocolViolation):
+    """Output after the last answer, found before the next request went out: it belongs to
+    the exchange before, never to the request about to be sent. ``seq``: the request it
+    names, when it is an answer (a second answer to one request)."""
+
+    seq: int | None = None
 
 
 class Crashed(ImplementationError):
@@ -69,6 +120,16 @@ class _StderrTail:
         return data.decode("utf-8", errors="replace")
 
 
+def _seq_of(line: bytes) -> int | None:
+    """The ``seq`` a line names, if it is a JSON object with an integer one."""
+    try:
+        value = jsonio.loads(line)
+    except (jsonio.JSONDecodeError, ValueError):
+        return None
+    seq = value.get("seq") if isinstance(value, dict) else None
+    return seq if isinstance(seq, int) and not isinstance(seq, bool) else None
+
+
 class ProcessConnection:
     """One running implementation process.
 
@@ -77,7 +138,7 @@ class ProcessConnection:
     """
 
     def __init__(self, command: Sequence[str], *, cwd: Path | None = None,
-                 env: dict[str, str] | None = None, max_line: int = MAX_LINE):
+                 env: dict[str, str] | None = None, max_line: int | None = None):
         self.marker = reaping.new_marker()
         env = {**(os.environ if env is None else env), reaping.MARKER_VARIABLE: self.marker}
         try:
@@ -89,7 +150,7 @@ class ProcessConnection:
             raise ImplementationError(
                 f"cannot start {' '.join(command)}: {exc.strerror or exc}") from None
         assert self.process.stdin and self.process.stdout
-        self.max_line = max_line
+        self.max_line = MAX_LINE if max_line is None else max_line
         self.stdin_fd = self.process.stdin.fileno()
         self.stdout_fd = self.process.stdout.fileno()
         os.set_blocking(self.stdin_fd, False)
@@ -109,9 +170,10 @@ class ProcessConnection:
         """Send ``message``; its answer is the next line written. The first line a process
         writes is the answer to its first request, written before the request or after: only
         once it has answered is a line nobody asked for told apart (``_refuse_unsolicited``)."""
+        request = self._request(message)
         if self.answered:
             self._refuse_unsolicited()
-        line = self._exchange(jsonio.dumps_line(message), timeout, to_eof=False)
+        line = self._exchange(request, timeout, to_eof=False)
         try:
             answer = self._parse(line)
         except ProtocolViolation:
@@ -124,7 +186,7 @@ class ProcessConnection:
     def ask_once(self, message: dict[str, Any], timeout: float) -> Any:
         """The one-shot exchange: whole stdout is the answer; the process must exit 0."""
         deadline = time.monotonic() + timeout
-        out = self._exchange(jsonio.dumps_line(message), timeout, to_eof=True)
+        out = self._exchange(self._request(message), timeout, to_eof=True)
         try:
             code = self.process.wait(timeout=max(0.0, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
@@ -132,6 +194,15 @@ class ProcessConnection:
         if code != 0:
             raise self._crashed(f"exit code {code}")
         return self._parse(out)
+
+    @staticmethod
+    def _request(message: dict[str, Any]) -> bytes:
+        """``message`` as its line, refused (RequestTooLarge) past ``MAX_REQUEST``."""
+        line = jsonio.dumps_line(message)
+        if len(line) > MAX_REQUEST:
+            raise RequestTooLarge("request line", len(line), MAX_REQUEST, "request",
+                                  "MAX_REQUEST", "; not sent: a session goes whole in its request")
+        return line
 
     def _exchange(self, request: bytes, timeout: float, *, to_eof: bool) -> bytes:
         deadline = time.monotonic() + timeout
@@ -200,11 +271,11 @@ class ProcessConnection:
             return
         self.buffer += chunk
         if len(self.buffer) > self.max_line and (to_eof or b"\n" not in chunk):
-            size = len(self.buffer)
+            read = len(self.buffer)
             self.buffer.clear()
-            what = "output" if to_eof else "answer line"
-            raise ProtocolViolation(
-                f"{what} longer than {self.max_line} bytes (read {size} bytes so far)")
+            raise AnswerTooLarge("output" if to_eof else "answer line", read, self.max_line,
+                                 "one-shot answer" if to_eof else "line", "MAX_LINE",
+                                 " read so far")
 
     def _refuse_unsolicited(self) -> None:
         """Output nobody asked for (a log line after the last answer) would be taken for the
@@ -221,9 +292,17 @@ class ProcessConnection:
                     self.buffer += chunk
         if self.buffer.strip():
             shown = bytes(self.buffer[:200]).decode("utf-8", errors="replace")
+            named = _seq_of(bytes(self.buffer).split(b"\n", 1)[0])
             self.buffer.clear()
-            raise ProtocolViolation(
-                f"it wrote to stdout after its last answer, unasked: {shown!r}")
+            exc = Unsolicited(f"it wrote to stdout after its last answer, unasked: {shown!r}")
+            exc.seq = named
+            raise exc
+
+    def check_quiet(self) -> None:
+        """Raise Unsolicited if it has written anything since its last answer (a second
+        answer to it, a log line): asked when no further request will show it."""
+        if self.answered and self.stdin_open:
+            self._refuse_unsolicited()
 
     def _take_line(self) -> bytes | None:
         index = self.buffer.find(b"\n", self.scanned)
@@ -236,7 +315,7 @@ class ProcessConnection:
         if not line.strip():
             return self._take_line()  # blank lines between messages are allowed
         if len(line) > self.max_line:
-            raise ProtocolViolation(f"answer line longer than {self.max_line} bytes")
+            raise AnswerTooLarge("answer line", len(line), self.max_line, "line", "MAX_LINE")
         return line
 
     def _parse(self, data: bytes) -> Any:

@@ -82,6 +82,13 @@ def run_answer_problems(answer: Any, stages: list[str]) -> list[str]:
     return problems
 
 
+class OutOfStep(ProtocolViolation):
+    """A run answer naming another request than the one in flight; ``seq``: the one it names
+    (an integer), which may be a request answered before (a second answer to it)."""
+
+    seq: int | None = None
+
+
 @dataclass(frozen=True)
 class Hello:
     """What an implementation says about itself in its hello answer."""
@@ -202,8 +209,10 @@ def check_run_answer(answer: Any, seq: int, stages: list[str]) -> dict[str, dict
         raise ProtocolViolation(f"run answer is not a JSON object: {str(answer)[:200]}")
     answered = answer.get("seq")
     if answered != seq or isinstance(answered, bool):  # true == 1 in Python, not in JSON
-        raise ProtocolViolation(
-            f"answer out of order: expected seq {seq}, got {answered!r}")
+        exc = OutOfStep(f"answer out of order: expected seq {seq}, got {answered!r}")
+        exc.seq = answered if isinstance(answered, int) and not isinstance(answered, bool) \
+            else None
+        raise exc
     if "error" in answer:
         error = answer["error"]
         message = error.get("message") if isinstance(error, dict) else error

@@ -30,7 +30,7 @@ from conformance.implementations.transports import (
     reference,
 )
 
-__all__ = ["known_implementation", "resolve"]
+__all__ = ["known_implementation", "resolve", "split_command"]
 
 
 def known_implementation(entry: known.Entry) -> PersistentImplementation:
@@ -54,7 +54,7 @@ def resolve(spec: str) -> Implementation:
         return reference()
     kind, _, rest = spec.partition(":")
     if kind in ("process", "oneshot") and rest:
-        command = shlex.split(rest)
+        command = split_command(rest)
         cls = PersistentImplementation if kind == "process" else OneShotImplementation
         return cls(spec, command)
     if kind == "python" and rest:
@@ -72,6 +72,20 @@ def resolve(spec: str) -> Implementation:
         "adapters list), process:COMMAND, oneshot:COMMAND, python:MODULE:ATTR or a .toml file")
 
 
+def split_command(text: str) -> list[str]:
+    """A command line split as a POSIX shell would (quotes group words); one that cannot be
+    split (an unbalanced quote, a trailing backslash) or names no program is refused."""
+    try:
+        command = shlex.split(text)
+    except ValueError as exc:  # shlex says only "No closing quotation" / "No escaped character"
+        raise ConformanceError(f"cannot split the command {text!r} into words: "
+                               f"{str(exc).lower()}") from None
+    if not command or not command[0].strip():
+        raise ConformanceError(f"no command to run in {text!r}: give the program and its "
+                               "arguments, e.g. process:./my-adapter") from None
+    return command
+
+
 def _from_file(path: Path) -> Implementation:
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -86,11 +100,15 @@ def _from_file(path: Path) -> Implementation:
     env = {**os.environ, **{k: str(v) for k, v in data.get("env", {}).items()}}
     command = data.get("command")
     if kind in ("process", "oneshot"):
-        if isinstance(command, str):
-            command = shlex.split(command)
+        try:
+            if isinstance(command, str):
+                command = split_command(command)
+        except ConformanceError as exc:
+            raise ConformanceError(f"'command': {exc.problem}", path=path) from None
         if not isinstance(command, list) or not command or \
-                not all(isinstance(c, str) for c in command):
-            raise ConformanceError("'command' must be a string or a list of strings", path=path)
+                not all(isinstance(c, str) for c in command) or not command[0].strip():
+            raise ConformanceError("'command' must be a string or a list of strings, the "
+                                   "first naming the program", path=path)
         cls = PersistentImplementation if kind == "process" else OneShotImplementation
         return cls(str(path), command, cwd=cwd, env=env)
     if kind == "python":

@@ -21,7 +21,9 @@ from conformance.implementations.process import (
     HELLO_TIMEOUT,
     Crashed,
     ProcessConnection,
+    RequestTooLarge,
     Timeout,
+    Unsolicited,
 )
 
 #: Where a narrowed run's stages are given to an implementation (``stages_hint``).
@@ -34,7 +36,9 @@ __all__ = [
     "OneShotImplementation",
     "PersistentImplementation",
     "ProtocolViolation",
+    "RequestTooLarge",
     "Timeout",
+    "Unsolicited",
 ]
 
 
@@ -81,6 +85,10 @@ class Implementation(ABC):
 
     def close(self) -> None:  # noqa: B027 (an optional hook)
         """Release whatever ``start`` acquired."""
+
+    def check_quiet(self) -> None:  # noqa: B027 (an optional hook: one-shot keeps nothing)
+        """Raise ``Unsolicited`` if the process wrote anything since its last answer (asked
+        after the last case, which no next request will check)."""
 
     def abort(self) -> None:  # noqa: B027 (an optional hook)
         """Called from another thread (Ctrl-C, SIGTERM): kill whatever process a ``start``,
@@ -211,9 +219,23 @@ class PersistentImplementation(Implementation):
             raise Crashed("the implementation is not running")
         try:
             return connection.ask(request, timeout)
+        except RequestTooLarge:
+            raise  # refused before it was sent: the process is as it was
         except ImplementationError:
             # Whatever it was (a hang, garbage, an answer out of order), this process can no
             # longer be trusted to pair answers with requests.
+            connection.kill()
+            if self.connection is connection:
+                self.connection = None
+            raise
+
+    def check_quiet(self) -> None:
+        connection = self.connection
+        if connection is None:
+            return
+        try:
+            connection.check_quiet()
+        except ImplementationError:
             connection.kill()
             if self.connection is connection:
                 self.connection = None

@@ -4,7 +4,7 @@ Failures are shown with the JSON paths that differ and the two values, the way a
 reads them; the full structured differences stay in the JSON-lines report. JUnit XML and
 HTML live in render_junit.py and render_html.py; ``formats.renderer`` picks one by name.
 Everything from the report passes ``text.printable``: no control character reaches a
-terminal or a page raw.
+terminal or a page raw; and it reaches rich as ``Text``, never parsed as markup.
 """
 
 from __future__ import annotations
@@ -15,10 +15,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from conformance import jsonio
+from conformance.controls import printable
 from conformance.judging.results import Status
 from conformance.reporting.model import Report, summary
 from conformance.reporting.text import (
@@ -27,7 +28,6 @@ from conformance.reporting.text import (
     counts_line,
     failure_lines,
     nothing_judged_note,
-    printable,
     stale_entry_line,
     title,
 )
@@ -50,12 +50,12 @@ def stage_rows(report: Report) -> list[tuple[str, list[int]]]:
 
 
 def stage_table(report: Report) -> Table:
-    table = Table(title=escape(title(report)))
+    table = Table(title=Text(title(report)))
     table.add_column("stage", justify="left")
     for name, _ in stage_columns(report):
         table.add_column(name, justify="right")
     for stage, counts in stage_rows(report):
-        table.add_row(escape(printable(stage)), *map(str, counts))
+        table.add_row(Text(printable(stage)), *map(str, counts))
     return table
 
 
@@ -85,24 +85,24 @@ def terminal(report: Report, console: Console,
     when the caller has the corpus), the stage table, the legend and the verdict."""
     for result in report.failures():
         for number, line in enumerate(failure_lines(result)):
-            console.print(escape(line), style="bold red" if number == 0 else None,
+            console.print(Text(line), style="bold red" if number == 0 else None,
                           soft_wrap=True, highlight=False)
             if number == 0 and about and result.case in about:
-                console.print(escape(f"    {about[result.case]}"), style="dim",
+                console.print(Text(f"    {about[result.case]}"), style="dim",
                               soft_wrap=True, highlight=False)
     for entry in report.stale_baseline:
-        console.print(escape(stale_entry_line(entry)), style="bold red", soft_wrap=True,
+        console.print(Text(stale_entry_line(entry)), style="bold red", soft_wrap=True,
                       highlight=False)
     console.print(stage_table(report))
     if legend(report):  # under the table it explains, above the verdict (a CI log's last line)
-        console.print(escape(legend(report)), style="dim", highlight=False, soft_wrap=True)
+        console.print(Text(legend(report)), style="dim", highlight=False, soft_wrap=True)
     if report.interrupted:
-        console.print(escape(INTERRUPTED_NOTE), style="bold yellow", soft_wrap=True)
+        console.print(Text(INTERRUPTED_NOTE), style="bold yellow", soft_wrap=True)
     if nothing_judged_note(report):
-        console.print(escape(nothing_judged_note(report)), style="bold yellow", soft_wrap=True,
+        console.print(Text(nothing_judged_note(report)), style="bold yellow", soft_wrap=True,
                       highlight=False)
     style = _VERDICT_STYLE[report.verdict]
-    console.print(f"[{style}]{VERDICT_WORDS[report.verdict]}[/] {escape(counts_line(report))}",
+    console.print(Text.assemble((VERDICT_WORDS[report.verdict], style), " ", counts_line(report)),
                   highlight=False, soft_wrap=True)
 
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from conformance.controls import printable
 from conformance.corpus.stages import stage_sort_key
 from conformance.judging.results import StageResult
 from conformance.reporting.model import Report
-from conformance.reporting.text import printable
 
 Key = tuple[str, str]
 

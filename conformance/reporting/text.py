@@ -11,23 +11,13 @@ import re
 from typing import Any
 
 from conformance import jsonio
+from conformance.controls import printable
 from conformance.judging.comparison import Difference
 from conformance.judging.results import StageResult, StaleEntry
 from conformance.reporting.model import Report, Verdict
 
 MAX_SHOWN_DIFFERENCES = 8
 MAX_VALUE = 160
-
-# C0 controls but tab and newline, DEL, C1 controls, and the lone surrogates and
-# non-characters no file format can hold.
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ufffe\uffff\ud800-\udfff]")
-
-
-def printable(text: Any) -> str:
-    """``text`` with every control character but tab and newline written as ``\\xNN``."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100
-                        else f"\\u{ord(m.group()):04x}", str(text))
-
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 

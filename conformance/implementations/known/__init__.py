@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from conformance._paths import writable
+from conformance.controls import printable
 from conformance.errors import ConformanceError
 from conformance.implementations import reference as ref
 from conformance.implementations.known.install import (
@@ -40,7 +41,7 @@ def _print_progress(name: str) -> Callable[[str], None]:
         count += 1
         terminal = sys.stderr.isatty()
         if (terminal and count % 20 == 0) or (not terminal and worth_showing(line)):
-            print(f"  [{name} install] {line[-110:]}", file=sys.stderr, flush=True)
+            print(printable(f"  [{name} install] {line[-110:]}"), file=sys.stderr, flush=True)
 
     return on_line
 
