@@ -1,14 +1,17 @@
-"""Writing a file whole or not at all: readers (and an interrupted or full-disk write) never
-see half of it."""
+"""Users' files: written whole or not at all (readers, an interrupt or a full disk never see
+half of one), and read only when they are what they claim (a regular file, within a size)."""
 
 from __future__ import annotations
 
 import contextlib
 import os
 import shutil
+import stat
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+
+from conformance.errors import ConformanceError
 
 
 def replace_file(path: Path, data: bytes, mode: int = 0o644) -> None:
@@ -60,4 +63,39 @@ def staged_directory(path: Path) -> Iterator[Path]:
         raise
 
 
-__all__ = ["replace_file", "replace_text", "staged_directory"]
+class UnreadableFile(ConformanceError):
+    """A file that cannot be read as a session: its own result, never the end of a run."""
+
+
+_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (reading it would wait for "
+          "a writer)"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"))
+
+
+def read_regular(path: Path, limit: int, limit_name: str) -> bytes:
+    """The bytes of ``path``, read once (one snapshot). An UnreadableFile naming the file when
+    it is not a regular file (checked before opening: a FIFO would block), is larger than
+    ``limit`` (the runner's own limit, ``limit_name``, said so), or cannot be read."""
+    try:
+        info = path.stat()
+    except OSError as exc:
+        raise UnreadableFile(f"cannot read: {exc.strerror or exc}", path=path) from None
+    for test, kind in _KINDS:
+        if test(info.st_mode):
+            raise UnreadableFile(f"not a regular file: {kind}", path=path)
+    if info.st_size > limit:
+        raise UnreadableFile(f"{info.st_size} bytes: over the runner's limit of {limit} bytes "
+                             f"a session ({limit_name}); not read", path=path)
+    try:
+        with path.open("rb") as stream:
+            data = stream.read(limit + 1)
+    except OSError as exc:
+        raise UnreadableFile(f"cannot read: {exc.strerror or exc}", path=path) from None
+    if len(data) > limit:  # it grew while being read
+        raise UnreadableFile(f"over the runner's limit of {limit} bytes a session "
+                             f"({limit_name}) once read; not read", path=path)
+    return data
+
+
+__all__ = ["UnreadableFile", "read_regular", "replace_file", "replace_text",
+           "staged_directory"]

@@ -24,6 +24,7 @@ from typing import Any
 
 from conformance.corpus.stages import CAPTURE_STAGES, api_of, stage_sort_key
 from conformance.errors import ConformanceError, ImplementationError
+from conformance.files import UnreadableFile, read_regular
 from conformance.implementations import process, protocol
 from conformance.implementations.process import OverLimit, RequestTooLarge
 from conformance.implementations.transports import Implementation, reference
@@ -45,15 +46,28 @@ def over_limit(detail: str) -> dict[str, Any]:
     return {OVER_LIMIT: {"detail": detail}}
 
 
-def find_sessions(paths: Iterable[Path]) -> list[Path]:
+UNREADABLE = "unreadable"
+
+
+def unreadable(detail: str) -> dict[str, Any]:
+    """The verdict for a file that could not be read (not a regular file, gone, no access):
+    nobody was asked."""
+    return {UNREADABLE: {"detail": detail}}
+
+
+def find_sessions(paths: Iterable[Path], exclude: Iterable[Path] = ()) -> list[Path]:
     """Session files named directly, and every ``*.jsonl`` under a directory (recursively), in
-    a stable order, each once. A path that does not exist is an error naming it."""
+    a stable order, each once, but those in ``exclude`` (the run's own report). What is not a
+    regular file (a FIFO, a dangling link) is listed too: reading it is its own error, never
+    a silent skip. A path that does not exist is an error naming it."""
+    skip = {p.absolute() for p in exclude}
     found: dict[Path, None] = {}
     for path in paths:
         if path.is_dir():
-            for file in sorted(p for p in path.rglob("*.jsonl") if p.is_file()):
-                found.setdefault(file, None)
-        elif path.is_file():
+            for file in sorted(p for p in path.rglob("*.jsonl") if not p.is_dir()):
+                if file.absolute() not in skip:
+                    found.setdefault(file, None)
+        elif path.exists() or path.is_symlink():
             found.setdefault(path, None)
         else:
             raise ConformanceError("no such file or directory", path=path)
@@ -74,7 +88,7 @@ def session_key(path: Path, roots: Iterable[Path]) -> str:
     relative to the directory given that holds it (under that directory's name when several
     paths were given), else its own path as given."""
     roots = list(roots)
-    resolved = path.resolve()
+    resolved = path.parent.resolve() / path.name  # a link is named as found, not as aimed
     for root in roots:
         base = root.resolve()
         if base.is_dir() and resolved.is_relative_to(base):
@@ -108,7 +122,8 @@ class FileAnswers:
     path: Path
     sha256: str
     size: int
-    results: dict[str, dict[str, Any]]  # stage -> {"output"|"rejected"|"misbehaved"|OVER_LIMIT}
+    # stage -> {"output"|"rejected"|"misbehaved"|OVER_LIMIT|UNREADABLE}
+    results: dict[str, dict[str, Any]]
     seconds: float
 
     def kinds(self) -> dict[str, str]:
@@ -175,24 +190,23 @@ class ReferenceOracle:
 
         asked = list(stages) if stages is not None else list(self.stages)
         started = time.perf_counter()
-        size = path.stat().st_size
+        try:
+            size = path.stat().st_size
+        except OSError:
+            size = 0
         if size > process.MAX_REQUEST:  # not even read: it could never be sent
             detail = RequestTooLarge("request line", size, process.MAX_REQUEST, "request",
                                      "MAX_REQUEST", " of session alone; not sent").of("Pi")
-            return FileAnswers(path, file_sha256(path), size,
-                               {stage: over_limit(detail) for stage in asked},
+            return FileAnswers(path, "", size, {stage: over_limit(detail) for stage in asked},
                                time.perf_counter() - started)
-        copy = self.scratch / "session.jsonl"
-        try:
-            shutil.copyfile(path, copy)
-        except OSError as exc:
-            raise ConformanceError(f"cannot read: {exc.strerror or exc}", path=path) from None
-        try:
-            text = copy.read_bytes()
-            sha = hashlib.sha256(text).hexdigest()
-            results = self.ask_bytes(text, asked)
-        finally:
-            copy.unlink(missing_ok=True)
+        try:  # one snapshot, read once; a FIFO, a directory, a file gone: its own verdict
+            text = read_regular(path, process.MAX_REQUEST, "MAX_REQUEST")
+        except UnreadableFile as exc:
+            return FileAnswers(path, "", size, {stage: unreadable(exc.problem)
+                                                for stage in asked},
+                               time.perf_counter() - started)
+        sha = hashlib.sha256(text).hexdigest()
+        results = self.ask_bytes(text, asked)
         return FileAnswers(path, sha, len(text), results, time.perf_counter() - started)
 
     def ask_text(self, text: str, stages: list[str],
@@ -287,6 +301,8 @@ def summarize(stage: str, result: dict[str, Any]) -> str:
                 f"{_one_line(str(value.get('detail', '')), 200)}")
     if kind == OVER_LIMIT:
         return f"not answered: {_one_line(str(value.get('detail', '')), 300)}"
+    if kind == UNREADABLE:
+        return f"not read: {_one_line(str(value.get('detail', '')), 300)}"
     return "output: " + _shape(stage, value)
 
 

@@ -36,7 +36,8 @@ from conformance.errors import (
 )
 from conformance.execution import interrupts
 from conformance.execution.goldens import CaseGoldens, GoldenSource
-from conformance.implementations import protocol
+from conformance.files import UnreadableFile, read_regular
+from conformance.implementations import process, protocol
 from conformance.implementations.transports import (
     Crashed,
     Implementation,
@@ -502,7 +503,13 @@ class Runner:
         later."""
         case, ask = item.case, list(item.ask)
         seq = self._next_seq()
-        session = case.session_bytes()  # read once: Pi and the implementation see one snapshot
+        try:  # read once: Pi and the implementation see one snapshot
+            session = read_session(case)
+        except UnreadableFile as exc:  # a user's file: this case's error, not the run's end
+            message = str(exc)
+            return _Asked(lambda: [StageResult(case.id, stage, "error", message,
+                                               outcome=case.outcome, error_kind="harness")
+                                   for stage in ask])
         options = self.corpus.request_options(case)
         fed = impl.hello.inputs
         goldens = self.goldens.open(case, self.needed(item, fed), session, options)
@@ -602,6 +609,14 @@ class Runner:
             return judged
 
         return verdicts
+
+
+def read_session(case: Case) -> bytes:
+    """A case's session bytes; a user's file (``input_file``) only if it is a regular file
+    within the runner's request limit (a FIFO would block, a huge file could never be sent)."""
+    if case.input_file is None:
+        return case.session_bytes()
+    return read_regular(case.input_file, process.MAX_REQUEST, "MAX_REQUEST")
 
 
 __all__ = ["MISBEHAVING_TIMEOUT", "KeepAnswers", "Limits", "Planned", "Runner", "error_kind",

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import os
 import re
 import time
 from collections.abc import Callable
@@ -78,15 +79,15 @@ class SessionFile:
     @property
     def case_id(self) -> str:
         slug = re.sub(r"[^a-z0-9]+", "-", self.key.lower()).strip("-")[:60].strip("-") or "x"
-        return f"{AREA}.{slug}-{hashlib.sha256(self.key.encode()).hexdigest()[:8]}"
+        return f"{AREA}.{slug}-{hashlib.sha256(os.fsencode(self.key)).hexdigest()[:8]}"
 
 
-def session_files(paths: tuple[Path, ...]) -> list[SessionFile]:
+def session_files(paths: tuple[Path, ...], exclude: tuple[Path, ...] = ()) -> list[SessionFile]:
     """Every file with a key of its own (two directories of one name given together get
-    their full path's digest appended)."""
+    their full path's digest appended); ``exclude``: files this run writes (its report)."""
     files: list[SessionFile] = []
     keys: set[str] = set()
-    for path in find_sessions(paths):
+    for path in find_sessions(paths, exclude):
         key = session_key(path, paths)
         if key in keys:
             key += "#" + hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:8]
@@ -137,7 +138,7 @@ def compare(plan: RunPlan, paths: tuple[Path, ...], *, candidates: Path | None =
             say: Callable[[str], None] = lambda message: None) -> CompareOutcome:
     """Run every (shard's) file through the implementation and the reference into a report
     at ``plan.report``; then, with ``candidates``, shrink what differs."""
-    files = session_files(paths)
+    files = session_files(paths, tuple(p for p in (plan.report,) if p is not None))
     if not files:
         raise ConformanceError("no session file (*.jsonl) in "
                                + ", ".join(str(p) for p in paths))
@@ -191,10 +192,12 @@ def identity(files: list[SessionFile], reference_versions: dict[str, str]) -> Co
     digest = hashlib.sha256()
     for file in files:
         try:
+            if not file.path.is_file():  # a FIFO would block: judged as its own error
+                raise OSError(0, "not a regular file")
             content = file_sha256(file.path)
         except OSError as exc:  # judged as an error of its own; the identity still holds
             content = f"unreadable: {exc.strerror}"
-        digest.update(file.key.encode() + b"\0" + content.encode() + b"\0")
+        digest.update(os.fsencode(file.key) + b"\0" + content.encode() + b"\0")
     roots = sorted({str(f.path.parent) for f in files})
     root = "compare:" + (roots[0] if len(roots) == 1 else f"{len(roots)} directories")
     reference = " ".join(f"{k}@{v}" for k, v in sorted(reference_versions.items()))
