@@ -44,7 +44,7 @@ def known_implementation(entry: known.Entry) -> PersistentImplementation:
     # Every known implementation runs on Node (pi-ai-python's front end too): cases where Pi
     # misbehaves get a process of their own with a capped heap, as for the reference.
     return PersistentImplementation(entry.spec, entry.command(installed.prefix),
-                                    env=dict(os.environ), setup=setup, teardown=teardown,
+                                    env=ref.capped_env(os.environ), setup=setup, teardown=teardown,
                                     isolated_env=ref.MISBEHAVING_ENV)
 
 

@@ -338,7 +338,8 @@ def reference(variation: Mapping[str, str] | None = None) -> PersistentImplement
     installation = ref.require_installation()
     setup, teardown = ref.sandbox_homes(variation)
     return PersistentImplementation(
-        "reference", installation.harness_command(), env=dict(os.environ), setup=setup,
+        "reference", installation.harness_command(), env=ref.capped_env(os.environ),
+        setup=setup,
         teardown=teardown, isolated_env=ref.MISBEHAVING_ENV)
 
 

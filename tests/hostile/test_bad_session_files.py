@@ -71,3 +71,21 @@ def test_reference_run_gives_each_bad_file_its_verdict_and_goes_on(tmp_path: Pat
                 for f in document["files"]}
     assert verdicts == {"good.jsonl": "output", "bad\udcff.jsonl": "output",
                         "fifo.jsonl": "unreadable", "dangling.jsonl": "unreadable"}
+
+
+@pytest.mark.slow
+@pytest.mark.reference
+def test_pi_looping_on_a_users_file_stops_at_the_heap_cap(monkeypatch: pytest.MonkeyPatch):
+    """A 679-byte session with a parent cycle made an uncapped Pi grow to gigabytes (2 GB
+    for ``context`` alone, then "Invalid array length"; past 4 GB for every stage). Every
+    Pi process now has a capped heap (``REFERENCE_HEAP_MB``, set small here): Pi stops there,
+    and the file's verdict says Pi misbehaved."""
+    from conformance.execution.oracle import ReferenceOracle
+    from conformance.implementations import reference as ref
+
+    monkeypatch.setattr(ref, "REFERENCE_HEAP_MB", 160)
+    cycle = REPO / "corpus" / "cases" / "branch" / "parent-cycle" / "session.jsonl"
+    with ReferenceOracle(["entries", "context"]) as oracle:
+        answers = oracle.answer(cycle)
+    assert answers.kinds() == {"entries": "output", "context": "misbehaved"}
+    assert answers.results["context"]["misbehaved"]["kind"] == "crash"

@@ -33,6 +33,21 @@ MISBEHAVING_HEAP_MB = 128
 # A process for one case where Pi loops: a capped heap, and only what that case needs loaded.
 MISBEHAVING_ENV = {"NODE_OPTIONS": f"--max-old-space-size={MISBEHAVING_HEAP_MB}",
                    "PI_CONFORMANCE_PRELOAD": "0"}
+# Every other Pi process (run, compare, reference run, regenerate, fuzz) has a capped heap too:
+# a 400-byte session with a parent cycle drove an uncapped one past 4 GB. The cap is far above
+# what the largest session the runner sends (process.MAX_REQUEST) needs; past it Node stops
+# with an out-of-memory crash, reported as Pi misbehaving on that session, and is restarted.
+REFERENCE_HEAP_MB = 3072
+
+
+def capped_env(environ: Mapping[str, str], heap_mb: int | None = None) -> dict[str, str]:
+    """``environ`` with Node's heap capped at ``heap_mb``, after any NODE_OPTIONS of the
+    user's (the last flag wins, so ours holds)."""
+    options = environ.get("NODE_OPTIONS", "")
+    cap = heap_mb if heap_mb is not None else REFERENCE_HEAP_MB
+    return {**environ, "NODE_OPTIONS": f"{options} --max-old-space-size={cap}".strip()}
+
+
 PI_PACKAGES = (
     "@earendil-works/pi-coding-agent",
     "@earendil-works/pi-ai",
