@@ -182,6 +182,20 @@ def opened(plan: RunPlan, corpus: Corpus, implementations: list[Implementation],
         writer.raise_failure()
 
 
+def report_interrupted_start(plan: RunPlan, identity: CorpusIdentity) -> None:
+    """Ctrl-C (or SIGTERM) before the implementation said hello: with ``--report``, a report
+    that says so (the implementation named by its spec, no result, a footer marked
+    interrupted); a second Ctrl-C does not cut it short."""
+    if plan.report is None:
+        return
+    head = reports.header(implementation={"name": plan.implementation, "version": "unknown"},
+                          capabilities={}, corpus=identity,
+                          scope=RunScope(plan.selection, plan.implementation,
+                                         str(plan.shard) if plan.shard else ""))
+    with interrupts.held():
+        reports.write_interrupted(plan.report, head)
+
+
 def load_baseline(plan: RunPlan) -> Baseline:
     return Baseline.load(plan.baseline) if plan.baseline else Baseline()
 
@@ -224,6 +238,11 @@ def execute(plan: RunPlan, corpus: Corpus, *, cases: Sequence[Case] | None = Non
         identity = identity or reports.corpus_identity(corpus)
         first = early.implementation
         early.hello()
+    except KeyboardInterrupt:
+        early.discard()
+        if identity is not None:
+            report_interrupted_start(plan, identity)
+        raise
     except BaseException:
         early.discard()
         raise
@@ -256,4 +275,4 @@ def execute(plan: RunPlan, corpus: Corpus, *, cases: Sequence[Case] | None = Non
 
 
 __all__ = ["Execution", "RunOutcome", "Watcher", "execute", "load_baseline", "opened",
-           "selected"]
+           "report_interrupted_start", "selected"]

@@ -182,7 +182,11 @@ class ReferenceOracle:
 
     @property
     def versions(self) -> dict[str, str]:
-        return {k: str(v) for k, v in self.hello.implementation.get("dependencies", {}).items()}
+        """Pi's package versions, from its hello; none yet while it is still starting."""
+        hello = getattr(self, "hello", None)
+        if hello is None:
+            return {}
+        return {k: str(v) for k, v in hello.implementation.get("dependencies", {}).items()}
 
     def answer(self, path: Path, stages: Iterable[str] | None = None) -> FileAnswers:
         """Pi's answer for every stage on a copy of ``path``."""

@@ -32,7 +32,12 @@ from conformance.corpus.cases import Case, Corpus
 from conformance.corpus.metadata import CaseMetadata
 from conformance.corpus.stages import stage_sort_key
 from conformance.errors import ConformanceError
-from conformance.execution.executor import RunOutcome, Watcher, opened
+from conformance.execution.executor import (
+    RunOutcome,
+    Watcher,
+    opened,
+    report_interrupted_start,
+)
 from conformance.execution.oracle import file_sha256, find_sessions, session_key
 from conformance.execution.plan import RunPlan
 from conformance.execution.processes import started
@@ -148,16 +153,20 @@ def compare(plan: RunPlan, paths: tuple[Path, ...], *, candidates: Path | None =
     with contextlib.ExitStack() as stack:
         stack.callback(reference.close)
         stack.callback(early.discard)
-        # Both start side by side: a Node handshake can take seconds on a loaded machine.
-        reference.start()
-        hello = early.hello()
-        stages = compared_stages(hello, reference, plan)
-        say(f"comparing {hello.name} {hello.version} with Pi on {', '.join(stages)}: "
-            f"{len(mine)} of {len(files)} file(s)"
-            + (f" (shard {plan.shard})" if plan.shard else ""))
-        cases = [file_case(file, stages) for file in mine]
-        instances = stack.enter_context(started(plan.implementation, 1, early.implementation,
-                                                plan.hint))
+        try:
+            # Both start side by side: a Node handshake can take seconds on a loaded machine.
+            reference.start()
+            hello = early.hello()
+            stages = compared_stages(hello, reference, plan)
+            say(f"comparing {hello.name} {hello.version} with Pi on {', '.join(stages)}: "
+                f"{len(mine)} of {len(files)} file(s)"
+                + (f" (shard {plan.shard})" if plan.shard else ""))
+            cases = [file_case(file, stages) for file in mine]
+            instances = stack.enter_context(started(plan.implementation, 1,
+                                                    early.implementation, plan.hint))
+        except KeyboardInterrupt:  # still starting: the report says so, with no result
+            report_interrupted_start(plan, identity(files, reference.versions))
+            raise
         path, stream = stack.enter_context(reports.report_file(plan.report))
         watcher = _Progress({case.id: file for case, file in zip(cases, mine, strict=True)},
                             say)

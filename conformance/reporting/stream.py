@@ -204,6 +204,17 @@ def report_file(path: Path | None) -> Iterator[tuple[Path, IO[bytes]]]:
                 stream.close()
 
 
+def write_interrupted(path: Path, head: Header) -> None:
+    """The report of a run interrupted before it began (Pi or the implementation still
+    starting): its header and a footer marked interrupted, and no result, so that CI finds a
+    report that says what happened rather than none."""
+    with report_file(path) as (where, stream):
+        writer = ReportWriter(stream, head, where)
+        writer.close(interrupted=True, allow_empty=True)
+        close_report(stream, where)
+    writer.raise_failure()
+
+
 def close_report(stream: IO[bytes], path: Path) -> None:
     try:
         stream.close()
