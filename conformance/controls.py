@@ -11,9 +11,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-# C0 controls but tab and newline, DEL, C1 controls, and the lone surrogates and
-# non-characters no file format can hold.
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ufffe\uffff\ud800-\udfff]")
+# C0 controls but tab and newline, DEL, C1 controls, the bidirectional overrides and isolates
+# (they reorder what follows them on screen: a file name could show as another), and the lone
+# surrogates and non-characters no file format can hold.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069"
+                      "\ufffe\uffff\ud800-\udfff]")
 
 
 def _shown(match: re.Match[str]) -> str:
