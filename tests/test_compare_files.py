@@ -72,3 +72,39 @@ def test_pi_agrees_with_itself_on_old_empty_header_only_and_large_files(tmp_path
     assert len({r.case for r in results}) == 4 and len(large) > 500_000
     assert {r.status for r in results} <= {"pass", "info"}
     assert sum(r.status == "pass" for r in results) >= 4 * 6
+
+
+@pytest.mark.reference
+def test_a_file_still_being_written_is_read_once_and_both_sides_get_that_snapshot(
+        tmp_path, monkeypatch):
+    """A session file that grows while compare runs (a live Pi session) gave Pi one version
+    and the implementation another: 14 false failures for a pass-through port. Each file is
+    now read once, and the bytes Pi's goldens come from are the bytes the implementation's
+    copy holds, however the file changes afterwards."""
+    from conformance.execution import reference_goldens, runner
+
+    session = tmp_path / "live.jsonl"
+    original = (Corpus().root / "cases" / "traps" / "two-timestamps" / "session.jsonl")
+    session.write_bytes(original.read_bytes())
+    reads: list[bytes] = []
+    given_to_pi: list[bytes] = []
+    real_read, real_open = runner.read_regular, reference_goldens.ReferenceGoldens.open
+
+    def read_then_grow(path, limit, name):
+        data = real_read(path, limit, name)
+        reads.append(data)
+        with path.open("ab") as grow:  # the live session appends a line meanwhile
+            grow.write(b'{"type":"label","id":"zz","parentId":null,"targetId":"x"}\n')
+        return data
+
+    def recording_open(self, case, stages, data, options):
+        given_to_pi.append(data)
+        return real_open(self, case, stages, data, options)
+
+    monkeypatch.setattr(runner, "read_regular", read_then_grow)
+    monkeypatch.setattr(reference_goldens.ReferenceGoldens, "open", recording_open)
+    result = CliRunner().invoke(main, ["compare", "--impl", "reference", "--stage", "entries",
+                                       "--stage", "context", str(session)])
+    assert result.exit_code == 0, result.output
+    assert reads == given_to_pi == [original.read_bytes()]
+    assert session.read_bytes() != original.read_bytes()  # it did change on disk
