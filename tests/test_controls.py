@@ -20,5 +20,5 @@ def test_controls_are_shown(text: str, shown: str):
 
 
 def test_text_tabs_newlines_and_any_script_stay():
-    text = "línea\tуровень\n日本語 🙂 ‏"
+    text = "línea\t\u0443\u0440\u043e\u0432\u0435\u043d\u044c\n日本語 🙂 \u200f"
     assert printable(text) == text
