@@ -37,8 +37,10 @@ def test_lookup_by_name_and_version():
 def test_an_ambiguous_or_unknown_version_is_a_clear_error():
     with pytest.raises(ConformanceError, match=r"several versions.*pi@1\.6\.0.*pi@1\.0\.3"):
         lookup("pi")
-    with pytest.raises(ConformanceError, match=r"pi 9\.9\.9 is not a known version"):
-        resolve("pi@9.9.9")
+    with pytest.raises(ConformanceError, match=r"ccusage-pi 9\.9\.9 is not a known version"):
+        resolve("ccusage-pi@9.9.9")
+    with pytest.raises(ConformanceError, match=r"pi 9\.x is not a known version.*any release"):
+        resolve("pi@9.x")  # pi@9.9.9 would be a release, installed on first use
 
 
 def test_every_adapter_directory_commits_its_pins():

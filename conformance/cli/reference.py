@@ -27,7 +27,11 @@ def reference() -> None:
 
 @reference.command("install")
 @click.option("--force", is_flag=True, help="Reinstall even if it is already installed.")
-def reference_install(force: bool) -> None:
+@click.option("--version", "release", metavar="[LINE@]X.Y.Z",
+              help="Install this release of Pi instead (any published one: 1.3.0 is "
+                   "@earendil-works/pi-coding-agent 1.3.0, mariozechner@0.73.0 the older "
+                   "@mariozechner line) into a prefix of its own; then --impl pi@X.Y.Z.")
+def reference_install(force: bool, release: str | None) -> None:
     """Install Node 22 and the pinned Pi from the npm registry (npm ci of our lockfile)."""
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
@@ -35,6 +39,9 @@ def reference_install(force: bool) -> None:
     from conformance.implementations import reference as ref
     from conformance.implementations.known.install import worth_showing
 
+    if release is not None:
+        _install_release(release, force)
+        return
     installation = ref.default_installation()
     if installation.is_complete() and not force:
         stderr().print(f"already installed in {installation.prefix}", soft_wrap=True)
@@ -63,6 +70,18 @@ def reference_install(force: bool) -> None:
     for name, version in versions.items():
         stderr().print(f"  {name} {version}")
     stderr().print(f"reference ready in {installation.prefix}", soft_wrap=True)
+
+
+def _install_release(release: str, force: bool) -> None:
+    """``reference install --version``: one release, installed as ``--impl`` finds it."""
+    from conformance.implementations.known import lookup, release_spec
+
+    spec = release_spec(release)
+    entry = lookup(spec)
+    assert entry is not None
+    done = entry.install(force=force)
+    stderr().print(f"{spec} ready in {done.prefix} (use it with --impl {spec})",
+                   soft_wrap=True)
 
 
 @reference.command("status")

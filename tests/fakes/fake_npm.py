@@ -10,6 +10,8 @@ from pathlib import Path
 
 with open(os.environ["FAKE_NPM_CALLS"], "a") as calls:
     calls.write(json.dumps(sys.argv) + "\n")
+if sys.argv[1:2] == ["install"]:  # npm install writes the lockfile it resolved
+    (Path.cwd() / "package-lock.json").write_text('{"lockfileVersion": 3}\n')
 modules = Path.cwd() / "node_modules"
 for name in ("pi-coding-agent", "pi-ai", "pi-agent-core"):
     package = modules / "@earendil-works" / name

@@ -25,10 +25,11 @@ from conformance.implementations.known.install import (
     Virtualenv,
     worth_showing,
 )
+from conformance.implementations.known.releases import LINES, NpmRelease, is_release_version
 
 ADAPTERS_DIR = Path(__file__).resolve().parent
 
-__all__ = ["KNOWN", "AdapterInstallError", "Entry", "lookup"]
+__all__ = ["KNOWN", "AdapterInstallError", "Entry", "lookup", "release", "release_spec"]
 
 
 def _print_progress(name: str) -> Callable[[str], None]:
@@ -55,7 +56,7 @@ class Entry:
     summary: str
     language: str
     claims: str  # which stages, in words (the hello answer is the authority)
-    installer: NpmPrefix | Virtualenv | None = None  # None: the reference (its own install)
+    installer: NpmPrefix | NpmRelease | Virtualenv | None = None  # None: the reference
     command: Callable[[Path], list[str]] = field(default=lambda prefix: [], repr=False)
     needs_reference: bool = False
 
@@ -129,8 +130,29 @@ KNOWN: tuple[Entry, ...] = (
 )
 
 
+def release(line: str, version: str) -> Entry:
+    """Any published release of a line of Pi (releases.py), installed on first use."""
+    scope = LINES[line]
+    return Entry(line, version, f"{scope}/pi-coding-agent {version} (installed on first use)",
+                 "javascript", "every stage this release's exports answer (the harness says "
+                 "which are not available)", NpmRelease(line, version), _pi_command(scope))
+
+
+def release_spec(release: str) -> str:
+    """``--version`` of ``reference install`` as an ``--impl`` spec: ``1.3.0`` is
+    ``pi@1.3.0``, ``mariozechner@0.73.0`` is ``pi-mariozechner@0.73.0``."""
+    line, _, version = release.rpartition("@")
+    name = {"": "pi", "pi": "pi", "earendil-works": "pi", "mariozechner": "pi-mariozechner",
+            "pi-mariozechner": "pi-mariozechner"}.get(line)
+    if name is None or not is_release_version(version):
+        raise ConformanceError(f"--version {release!r}: expected X.Y.Z (a release of "
+                               "@earendil-works/pi-coding-agent) or mariozechner@X.Y.Z")
+    return f"{name}@{version}"
+
+
 def lookup(spec: str) -> Entry | None:
-    """The entry ``NAME@VERSION`` or ``NAME`` names; None if the name is unknown."""
+    """The entry ``NAME@VERSION`` or ``NAME`` names; None if the name is unknown. A line of
+    Pi (``pi``, ``pi-mariozechner``) at a version not wired by hand is any release of it."""
     name, _, version = spec.partition("@")
     matches = [e for e in KNOWN if e.name == name]
     if not matches:
@@ -139,8 +161,12 @@ def lookup(spec: str) -> Entry | None:
         for entry in matches:
             if entry.version == version:
                 return entry
+        if name in LINES and is_release_version(version):
+            return release(name, version)
         raise ConformanceError(f"{name} {version} is not a known version; known: "
-                               + ", ".join(e.spec for e in matches))
+                               + ", ".join(e.spec for e in matches)
+                               + (", or any release X.Y.Z of the line" if name in LINES
+                                  else ""))
     if len(matches) > 1:
         raise ConformanceError(f"{name} has several versions, say which: "
                                + ", ".join(e.spec for e in matches))

@@ -72,6 +72,30 @@ def _stream(command: list[str], *, cwd: Path, env: dict[str, str], what: str,
         raise AdapterInstallError(f"{what} failed (exit code {code}):\n" + "\n".join(tail))
 
 
+def find_npm(name: str) -> str:
+    """The system's npm, needed once per install to fetch packages and Node 22."""
+    npm = shutil.which("npm")
+    if npm is None:
+        raise AdapterInstallError(
+            f"{name}: npm was not found on PATH; it is needed once to fetch the pinned "
+            "packages and Node 22 from the npm registry (e.g. apt-get install npm)")
+    return npm
+
+
+def run_npm(npm: str, prefix: Path, args: list[str], what: str, on_line: OnLine | None) -> None:
+    """``npm ARGS`` in ``prefix``, on the reference's Node 22 when it is there, with a
+    throw-away npm cache, no scripts, audit or funding noise; output line by line."""
+    from conformance.implementations.reference import default_installation
+
+    with tempfile.TemporaryDirectory(prefix="pi-conformance-npm-") as home:
+        env = {**os.environ, "npm_config_cache": str(Path(home) / "npm-cache"),
+               "npm_config_update_notifier": "false"}
+        env.pop("NODE_OPTIONS", None)
+        _stream([*npm_command(npm, default_installation().node), *args, "--no-audit",
+                 "--no-fund", "--loglevel", "http", "--ignore-scripts"], cwd=prefix, env=env,
+                what=what, on_line=on_line)
+
+
 @dataclass(frozen=True)
 class Installed:
     """Where an install landed and how long it took (0 when it was already there)."""
@@ -105,11 +129,7 @@ class NpmPrefix:
     def install(self, *, force: bool = False, on_line: OnLine | None = None) -> Installed:
         if self.is_installed() and not force:
             return Installed(self.prefix, 0.0)
-        npm = shutil.which("npm")
-        if npm is None:
-            raise AdapterInstallError(
-                f"{self.name}: npm was not found on PATH; it is needed once to fetch the pinned "
-                "packages and Node 22 from the npm registry (e.g. apt-get install npm)")
+        npm = find_npm(self.name)
         started = time.perf_counter()
         prefix = self.prefix
         with writing_cache():
@@ -118,16 +138,7 @@ class NpmPrefix:
             prefix.mkdir(parents=True)
             for pin in self.pins:
                 shutil.copy2(pin, prefix / pin.name)
-        with tempfile.TemporaryDirectory(prefix="pi-conformance-npm-") as home:
-            env = {**os.environ, "npm_config_cache": str(Path(home) / "npm-cache"),
-                   "npm_config_update_notifier": "false"}
-            env.pop("NODE_OPTIONS", None)
-            from conformance.implementations.reference import default_installation
-
-            node = default_installation().node
-            _stream([*npm_command(npm, node), "ci", "--no-audit", "--no-fund", "--loglevel",
-                     "http", "--ignore-scripts"], cwd=prefix, env=env,
-                    what=f"npm ci for {self.name}", on_line=on_line)
+        run_npm(npm, prefix, ["ci"], f"npm ci for {self.name}", on_line)
         if not self.node.exists():
             raise AdapterInstallError(
                 f"{self.name}: npm installed no Node 22 binary for this platform "

@@ -1,0 +1,109 @@
+"""Any published Pi release as an implementation (``--impl pi@1.3.0``), installed on demand.
+
+The releases the suite wires by hand (``KNOWN``: the pinned reference, pi@1.0.3 with its npm
+override, pi-mariozechner@0.73.1) keep their committed lockfiles. Any other release of a line
+(``pi``: ``@earendil-works/pi-coding-agent``; ``pi-mariozechner``: the older
+``@mariozechner/pi-coding-agent``) is installed into a prefix of its own,
+``<cache>/releases/<line>-<version>``, with Node 22 from the registry: its ``package.json``
+names the release exactly (a release pins its own packages exactly, so nothing floats), and
+the first install writes the ``package-lock.json`` that every later install (``--force``)
+reinstalls from with ``npm ci``. Every release runs the same harness, which detects what the
+release exports: a stage it cannot answer is "not available in this Pi release", never an
+error.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from conformance._paths import cache_root, writing_cache
+from conformance.implementations.known.install import (
+    AdapterInstallError,
+    Installed,
+    OnLine,
+    find_npm,
+    run_npm,
+)
+
+#: Each line of releases: its package scope. The harness is told the scope.
+LINES = {"pi": "@earendil-works", "pi-mariozechner": "@mariozechner"}
+#: The Node 22 every release runs on (the reference's own: reference/package.json).
+NODE_VERSION = "22.23.3"
+_VERSION = re.compile(r"\d{1,4}\.\d{1,4}\.\d{1,4}")
+
+
+def is_release_version(version: str) -> bool:
+    return _VERSION.fullmatch(version) is not None
+
+
+@dataclass(frozen=True)
+class NpmRelease:
+    """One release of a line, its lockfile made at first install and kept with it."""
+
+    line: str
+    version: str
+
+    @property
+    def scope(self) -> str:
+        return LINES[self.line]
+
+    @property
+    def name(self) -> str:
+        return f"{self.line}-{self.version}"
+
+    @property
+    def prefix(self) -> Path:
+        return cache_root() / "releases" / self.name
+
+    @property
+    def node(self) -> Path:
+        return self.prefix / "node_modules" / ".bin" / "node"
+
+    def package_json(self) -> dict[str, object]:
+        return {
+            "name": f"pi-conformance-release-{self.name}",
+            "private": True,
+            "description": f"{self.scope}/pi-coding-agent {self.version} for pi-conformance",
+            "dependencies": {f"{self.scope}/pi-coding-agent": self.version},
+            "optionalDependencies": {f"node-{platform}": NODE_VERSION
+                                     for platform in ("linux-x64", "linux-arm64", "darwin-x64")},
+        }
+
+    def is_installed(self) -> bool:
+        return (self.prefix / ".installed").is_file() and self.node.exists()
+
+    def install(self, *, force: bool = False, on_line: OnLine | None = None) -> Installed:
+        if self.is_installed() and not force:
+            return Installed(self.prefix, 0.0)
+        npm = find_npm(self.name)
+        started = time.perf_counter()
+        prefix = self.prefix
+        lock = prefix / "package-lock.json"
+        with writing_cache():
+            kept = lock.read_bytes() if lock.is_file() else None
+            if prefix.exists():
+                shutil.rmtree(prefix)
+            prefix.mkdir(parents=True)
+            (prefix / "package.json").write_text(json.dumps(self.package_json(), indent=2)
+                                                 + "\n")
+            if kept is not None:
+                lock.write_bytes(kept)
+        how = ["ci"] if kept is not None else ["install", "--save-exact"]
+        run_npm(npm, prefix, how, f"npm {how[0]} for {self.scope}/pi-coding-agent@"
+                f"{self.version}", on_line)
+        if not self.node.exists():
+            raise AdapterInstallError(
+                f"{self.name}: npm installed no Node 22 binary for this platform "
+                f"({os.uname().machine})")
+        with writing_cache():
+            (prefix / ".installed").write_text(self.version + "\n")
+        return Installed(prefix, time.perf_counter() - started)
+
+
+__all__ = ["LINES", "NpmRelease", "is_release_version"]

@@ -1,0 +1,60 @@
+"""releases: any published Pi release as ``--impl pi@X.Y.Z``, pinned by the lockfile its
+first install wrote."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from conformance.cli.main import main
+from conformance.errors import ConformanceError
+from conformance.implementations.known import KNOWN, lookup, release_spec
+from conformance.implementations.known.releases import NpmRelease
+from tests.test_install_output import fake_npm  # noqa: F401 (a fixture)
+
+
+def test_a_release_not_wired_by_hand_is_found_by_its_version():
+    entry = lookup("pi@1.3.0")
+    assert entry is not None and isinstance(entry.installer, NpmRelease)
+    assert entry.installer.package_json()["dependencies"] == {
+        "@earendil-works/pi-coding-agent": "1.3.0"}
+    assert entry.command(Path("/p"))[-1] == "@earendil-works"
+    older = lookup("pi-mariozechner@0.70.0")
+    assert older is not None and older.command(Path("/p"))[-1] == "@mariozechner"
+
+
+def test_the_releases_wired_by_hand_keep_their_own_lockfiles():
+    assert lookup("pi@1.0.3") in KNOWN and lookup("pi-mariozechner@0.73.1") in KNOWN
+
+
+@pytest.mark.parametrize(("given", "spec"), [("1.3.0", "pi@1.3.0"),
+                                              ("mariozechner@0.70.0", "pi-mariozechner@0.70.0")])
+def test_reference_install_version_names_a_release(given: str, spec: str):
+    assert release_spec(given) == spec
+
+
+@pytest.mark.parametrize("bad", ["1.3", "latest", "1.3.0-beta", "someone@1.3.0"])
+def test_anything_else_is_refused_with_the_forms_it_takes(bad: str):
+    with pytest.raises(ConformanceError, match="expected X.Y.Z"):
+        release_spec(bad)
+    if "@" not in bad:
+        with pytest.raises(ConformanceError, match="any release X.Y.Z of the line"):
+            lookup(f"pi@{bad}")
+
+
+def test_the_first_install_writes_the_lockfile_and_a_reinstall_uses_it(fake_npm: Path):
+    result = CliRunner().invoke(main, ["reference", "install", "--version", "1.3.0"])
+    assert result.exit_code == 0, result.output
+    assert "pi@1.3.0 ready in" in result.output and "--impl pi@1.3.0" in result.output
+    prefix = NpmRelease("pi", "1.3.0").prefix
+    assert json.loads((prefix / "package.json").read_text())["dependencies"] == {
+        "@earendil-works/pi-coding-agent": "1.3.0"}
+    lock = (prefix / "package-lock.json").read_bytes()
+    again = CliRunner().invoke(main, ["reference", "install", "--version", "1.3.0", "--force"])
+    assert again.exit_code == 0, again.output
+    commands = [json.loads(line)[1] for line in fake_npm.read_text().splitlines()]
+    assert commands == ["install", "ci"]  # resolved once, then reinstalled from that lock
+    assert (prefix / "package-lock.json").read_bytes() == lock
