@@ -3,6 +3,7 @@ fake implementations of tests/fakes/ as --impl specs."""
 
 from __future__ import annotations
 
+import os
 import shlex
 import shutil
 import sys
@@ -56,6 +57,21 @@ def fake(corpus_dir: Path) -> Callable[..., str]:
 
 
 @pytest.fixture
+def fake_npm(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """``npm`` on PATH is tests/fakes/fake_npm.py; its calls are logged, one JSON line each."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    npm = bin_dir / "npm"
+    npm.write_text(f"#!/bin/sh\nexec {sys.executable} {FAKES / 'fake_npm.py'} \"$@\"\n")
+    npm.chmod(0o755)
+    calls = tmp_path / "npm-calls"
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("FAKE_NPM_CALLS", str(calls))
+    monkeypatch.setenv("PI_CONFORMANCE_CACHE", str(tmp_path / "cache"))
+    return calls
+
+
+@pytest.fixture
 def callable_env(monkeypatch: pytest.MonkeyPatch, corpus_dir: Path) -> Callable[..., None]:
     """Makes ``python:callable_impl:...`` importable and sets what it does on which case."""
     monkeypatch.syspath_prepend(str(FAKES))
@@ -70,7 +86,6 @@ def callable_env(monkeypatch: pytest.MonkeyPatch, corpus_dir: Path) -> Callable[
 
 # Hypothesis: the "ci" profile (the default) keeps example counts modest so the whole suite
 # stays quick on a small shared machine; HYPOTHESIS_PROFILE=thorough for a longer search.
-import os  # noqa: E402
 
 from hypothesis import HealthCheck, settings  # noqa: E402
 

@@ -4,31 +4,12 @@ line per fetched file nor warnings about a Node the project does not run on."""
 from __future__ import annotations
 
 import json
-import os
-import sys
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import FAKES
 
 from conformance.cli.main import main
 from conformance.implementations.known.install import npm_command, worth_showing
-
-
-@pytest.fixture
-def fake_npm(tmp_path, monkeypatch) -> Path:
-    """``npm`` on PATH is tests/fakes/fake_npm.py; its calls are logged, one JSON line each."""
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    npm = bin_dir / "npm"
-    npm.write_text(f"#!/bin/sh\nexec {sys.executable} {FAKES / 'fake_npm.py'} \"$@\"\n")
-    npm.chmod(0o755)
-    calls = tmp_path / "npm-calls"
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
-    monkeypatch.setenv("FAKE_NPM_CALLS", str(calls))
-    monkeypatch.setenv("PI_CONFORMANCE_CACHE", str(tmp_path / "cache"))
-    return calls
 
 
 def test_reference_install_off_a_terminal_shows_no_fetches_and_no_engine_warnings(fake_npm):

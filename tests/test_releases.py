@@ -13,7 +13,6 @@ from conformance.cli.main import main
 from conformance.errors import ConformanceError
 from conformance.implementations.known import KNOWN, lookup, release_spec
 from conformance.implementations.known.releases import NpmRelease
-from tests.test_install_output import fake_npm  # noqa: F401 (a fixture)
 
 
 def test_a_release_not_wired_by_hand_is_found_by_its_version():
@@ -38,10 +37,10 @@ def test_reference_install_version_names_a_release(given: str, spec: str):
 
 @pytest.mark.parametrize("bad", ["1.3", "latest", "1.3.0-beta", "someone@1.3.0"])
 def test_anything_else_is_refused_with_the_forms_it_takes(bad: str):
-    with pytest.raises(ConformanceError, match="expected X.Y.Z"):
+    with pytest.raises(ConformanceError, match=r"expected X\.Y\.Z"):
         release_spec(bad)
     if "@" not in bad:
-        with pytest.raises(ConformanceError, match="any release X.Y.Z of the line"):
+        with pytest.raises(ConformanceError, match=r"any release X\.Y\.Z of the line"):
             lookup(f"pi@{bad}")
 
 
