@@ -12,11 +12,15 @@ import click
 from conformance.cli import options
 from conformance.cli.reports import output_options, render_stdout, write_outputs
 from conformance.cli.support import exit_code, load_corpus, stderr
+from conformance.errors import ConformanceError
 
 if TYPE_CHECKING:
     from conformance.corpus.cases import Corpus
     from conformance.corpus.shards import Shard
-    from conformance.reporting.model import Report
+    from conformance.execution.plan import RunPlan
+    from conformance.execution.reference_goldens import ReferenceGoldens
+    from conformance.implementations.early import EarlyStart
+    from conformance.reporting.model import CorpusIdentity, Report
 
 
 @click.command()
@@ -34,6 +38,10 @@ if TYPE_CHECKING:
 @click.option("--validate-protocol", is_flag=True,
               help="Check every answer against the protocol's JSON Schemas.")
 @options.ALLOW_EMPTY
+@click.option("--against", "against", metavar="RELEASE",
+              help="Judge with this Pi release's answers instead of the corpus's goldens "
+                   "(pi@1.3.0: the release a port follows), asked now as corpus regenerate "
+                   "asks Pi; stages the release cannot answer are skipped, saying so.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
 @options.shard_option("a stable partition of the cases by id")
 @output_options
@@ -41,8 +49,9 @@ if TYPE_CHECKING:
 def run(impl_spec: str, cases: tuple[str, ...], features: tuple[str, ...],
         stages: tuple[str, ...], apis: tuple[str, ...], jobs: int, timeout: float,
         max_restarts: int, baseline: Path | None, report_path: Path | None,
-        output_format: str, validate_protocol: bool, allow_empty: bool, quiet: bool,
-        shard: Shard | None, corpus_path: Path | None, outputs: dict[str, Path]) -> None:
+        output_format: str, validate_protocol: bool, allow_empty: bool,
+        against: str | None, quiet: bool, shard: Shard | None, corpus_path: Path | None,
+        outputs: dict[str, Path]) -> None:
     """Score an implementation against the corpus.
 
     Exit 1 when a stage fails or errors (known failures aside) or a baseline entry is stale;
@@ -73,13 +82,47 @@ def run(impl_spec: str, cases: tuple[str, ...], features: tuple[str, ...],
     except BaseException:
         early.discard()
         raise
-    with bar or contextlib.nullcontext():
-        outcome = execute(plan, corpus, early=early, watcher=bar)
+    with contextlib.ExitStack() as stack:
+        goldens, identity = None, None
+        if against is not None:
+            goldens, identity = _against(against, corpus, plan, stack, early)
+        stack.enter_context(bar or contextlib.nullcontext())
+        outcome = execute(plan, corpus, early=early, watcher=bar, goldens=goldens,
+                          identity=identity)
     write_outputs(outcome.report, outputs)
     render_stdout(outcome.report, output_format, case_lines(corpus, outcome.report))
     if outcome.interrupted:
         stderr().print("interrupted")
     sys.exit(exit_code(outcome.report))
+
+
+def _against(spec: str, corpus: Corpus, plan: RunPlan, stack: contextlib.ExitStack,
+             early: EarlyStart) -> tuple[ReferenceGoldens, CorpusIdentity]:
+    """``--against``: the release as the golden source, started (it says which stages it
+    answers), and the report's corpus naming it as the reference judged against."""
+    from dataclasses import replace
+
+    from conformance.execution.reference_goldens import ReferenceGoldens
+    from conformance.implementations import known
+    from conformance.implementations.specs import known_implementation
+    from conformance.reporting.stream import corpus_identity
+
+    try:
+        entry = known.lookup(spec)
+        if entry is None or entry.name not in ("pi", "pi-mariozechner"):
+            raise ConformanceError(f"--against {spec}: name a release of Pi, e.g. pi@1.3.0")
+        goldens = ReferenceGoldens(stage_timeout=plan.limits.timeout, hint=plan.hint,
+                                   release=lambda variation: known_implementation(entry,
+                                                                                  variation))
+        stack.callback(goldens.close)
+        goldens.start()
+    except BaseException:
+        early.discard()
+        raise
+    versions = " ".join(f"{k}@{v}" for k, v in sorted(goldens.versions.items()))
+    identity = replace(corpus_identity(corpus),
+                       reference=(f"judged against {entry.spec}: {versions}",))
+    return goldens, identity
 
 
 def case_lines(corpus: Corpus, report: Report) -> dict[str, str]:

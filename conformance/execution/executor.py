@@ -92,7 +92,8 @@ class Execution:
     def schedule(self, cases: Sequence[Case]) -> list[Planned]:
         """Plan ``cases`` from the hello and check every golden they need (a broken or
         missing one is a CorpusError naming it, before anything is asked)."""
-        return self.runner.prepare(plan_cases(self.hello, cases, self.plan.selection),
+        return self.runner.prepare(plan_cases(self.hello, cases, self.plan.selection,
+                                              self.runner.goldens.unavailable),
                                    self.hello.inputs)
 
     def run(self, planned: Sequence[Planned]) -> None:
@@ -249,7 +250,7 @@ def execute(plan: RunPlan, corpus: Corpus, *, cases: Sequence[Case] | None = Non
     restarts = 0
     with contextlib.ExitStack() as stack:
         try:
-            planned = plan_cases(first.hello, chosen, plan.selection)
+            planned = plan_cases(first.hello, chosen, plan.selection, source.unavailable)
         except BaseException:
             early.discard()
             raise

@@ -34,6 +34,11 @@ class GoldenSource(ABC):
         """Before the run: make sure every golden in ``wanted`` can be had, so that a broken
         corpus is an input problem (exit 2), never an error in the middle of a run."""
 
+    def unavailable(self, stage: str) -> str | None:
+        """Why this source has no golden for ``stage`` at all (a Pi release that cannot
+        answer it), or None: the stage is then skipped, saying so."""
+        return None
+
     @abstractmethod
     def open(self, case: Case, stages: Sequence[str], session: bytes,
              options: Mapping[str, Any]) -> CaseGoldens:

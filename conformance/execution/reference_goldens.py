@@ -26,6 +26,7 @@ from conformance.errors import ConformanceError
 from conformance.execution.goldens import CaseGoldens, GoldenSource
 from conformance.execution.oracle import OVER_LIMIT, STAGE_TIMEOUT, ReferenceOracle
 from conformance.implementations import protocol
+from conformance.implementations.transports import Implementation
 from conformance.judging.volatility import VARIATIONS, volatile_groups
 
 GENERATOR = "the reference, asked now (varied runs find what Pi generates)"
@@ -96,16 +97,24 @@ class ReferenceGoldens(GoldenSource):
 
     def __init__(self, *, stage_timeout: float = STAGE_TIMEOUT,
                  hint: tuple[str, ...] | None = None,
-                 variations: Sequence[Mapping[str, str]] = VARIATIONS):
+                 variations: Sequence[Mapping[str, str]] = VARIATIONS,
+                 release: Callable[[Mapping[str, str]], Implementation] | None = None):
+        """``release``: the Pi to ask, made for a variation (default: the pinned reference;
+        ``run --against pi@X`` gives that release)."""
         self.stage_timeout = stage_timeout
         self.hint = hint
         self.variations = list(variations)
-        self.plain = ReferenceOracle(stage_timeout=stage_timeout, variation=self.variations[0],
-                                     hint=hint)
+        self.release = release
+        self.plain = self._oracle(self.variations[0])
         self.pool = ThreadPoolExecutor(1, thread_name_prefix="pi-conformance-reference")
         self._varied: list[ReferenceOracle] | None = None
         self._varied_lock = threading.Lock()
         self.varied_sessions = 0  # sessions on which the varied runs were asked
+
+    def _oracle(self, variation: Mapping[str, str]) -> ReferenceOracle:
+        impl = self.release(variation) if self.release is not None else None
+        return ReferenceOracle(stage_timeout=self.stage_timeout, variation=variation,
+                               hint=self.hint, impl=impl)
 
     def start(self) -> protocol.Hello:
         """Start Pi's plain run (once: a second call finds it started)."""
@@ -126,8 +135,16 @@ class ReferenceGoldens(GoldenSource):
         """Every stage Pi answers from a session alone (``events`` needs a recorded run)."""
         return self.plain.stages
 
+    def unavailable(self, stage: str) -> str | None:
+        if not hasattr(self.plain, "hello") or stage in CAPTURE_STAGES \
+                or stage in self.plain.stages:
+            return None
+        return f"not available in {self.plain.hello.name} {self.plain.hello.version}"
+
     def has(self, case: Case, stage: str) -> bool:
-        return stage not in CAPTURE_STAGES
+        """Every stage this Pi answers from a session (an older release answers fewer)."""
+        return stage not in CAPTURE_STAGES and (not hasattr(self.plain, "hello")
+                                                or stage in self.plain.stages)
 
     def open(self, case: Case, stages: Sequence[str], session: bytes,
              options: Mapping[str, Any]) -> CaseGoldens:
@@ -155,8 +172,7 @@ class ReferenceGoldens(GoldenSource):
 
     def _started_varied(self) -> list[ReferenceOracle]:
         if self._varied is None:
-            oracles = [ReferenceOracle(stage_timeout=self.stage_timeout, variation=variation,
-                                       hint=self.hint) for variation in self.variations[1:]]
+            oracles = [self._oracle(variation) for variation in self.variations[1:]]
             started: list[ReferenceOracle] = []
             try:
                 with ThreadPoolExecutor(len(oracles)) as pool:

@@ -120,8 +120,11 @@ def withheld(case: Case, stage: str) -> list[str]:
     return [source for source in inputs_of(stage) if source in case.withheld_inputs]
 
 
-def plan(hello: protocol.Hello, cases: Iterable[Case], selection: Selection) -> list[Planned]:
-    """Per case, the stages to ask for and the skips decided without asking."""
+def plan(hello: protocol.Hello, cases: Iterable[Case], selection: Selection,
+         unavailable: Callable[[str], str | None] = lambda stage: None) -> list[Planned]:
+    """Per case, the stages to ask for and the skips decided without asking;
+    ``unavailable(stage)``: why the golden source has no golden for a stage (an older Pi
+    release judged against), or None."""
     planned = []
     for case in cases:
         ask: list[str] = []
@@ -135,6 +138,8 @@ def plan(hello: protocol.Hello, cases: Iterable[Case], selection: Selection) -> 
             why = ""
             if stage not in hello.stages:
                 why = "stage not claimed"
+            elif (lacking := unavailable(stage)) is not None:
+                why = lacking
             elif missing:
                 why = "feature(s) not claimed: " + ", ".join(sorted(missing))
             elif stage in hello.inputs and withheld(case, stage):

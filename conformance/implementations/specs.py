@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import shlex
 import tomllib
+from collections.abc import Mapping
 from pathlib import Path
 
 from conformance.errors import ConformanceError
@@ -33,14 +34,17 @@ from conformance.implementations.transports import (
 __all__ = ["known_implementation", "resolve", "split_command"]
 
 
-def known_implementation(entry: known.Entry) -> PersistentImplementation:
-    """A known implementation, ready to start; installed first if need be."""
+def known_implementation(entry: known.Entry, variation: Mapping[str, str] | None = None
+                         ) -> PersistentImplementation:
+    """A known implementation, ready to start; installed first if need be. ``variation``:
+    the harness's randomness, clock and scratch settings, for a Pi release asked as a golden
+    source (``run --against``) the way ``corpus regenerate`` asks the reference."""
     if entry.installer is None:
-        impl = reference()
+        impl = reference(variation)
         impl.spec = entry.spec
         return impl
     installed = entry.install()
-    setup, teardown = ref.sandbox_homes()
+    setup, teardown = ref.sandbox_homes(variation)
     # Every known implementation runs on Node (pi-ai-python's front end too): cases where Pi
     # misbehaves get a process of their own with a capped heap, as for the reference.
     return PersistentImplementation(entry.spec, entry.command(installed.prefix),
