@@ -89,3 +89,23 @@ def test_judging_against_an_older_release_fails_exactly_where_drift_says(tmp_pat
                 and any("pi@1.0.3" in group for group in item["groups"])}
     assert {key for key, status in pinned.items() if status == "fail"} == drifting
     assert set(pinned.values()) == {"pass", "fail"}
+
+
+def test_answers_are_kept_by_what_determines_them(tmp_path: Path):
+    from conformance.execution.answer_cache import AnswerCache
+
+    cache = AnswerCache("pi@1.3.0", tmp_path)
+    key = cache.key("plain", b"session", ["entries"], {"cwd": "/x"})
+    assert cache.get(key) is None
+    cache.put(key, {"entries": {"output": [1, "\ud800"]}})
+    assert cache.get(key) == {"entries": {"output": [1, "\ud800"]}}
+    assert (cache.hits, cache.misses) == (1, 1)
+    others = {cache.key("plain", b"session!", ["entries"], {"cwd": "/x"}),
+              cache.key("plain", b"session", ["context"], {"cwd": "/x"}),
+              cache.key("plain", b"session", ["entries"], {"cwd": "/y"}),
+              cache.key("volatile", b"session", ["entries"], {"cwd": "/x"}),
+              AnswerCache("pi@1.4.0", tmp_path).key("plain", b"session", ["entries"],
+                                                    {"cwd": "/x"})}
+    assert key not in others and len(others) == 5
+    (tmp_path / f"{key}.json").write_text("{broken")
+    assert cache.get(key) is None  # a damaged entry is asked again, not trusted

@@ -102,6 +102,7 @@ def _against(spec: str, corpus: Corpus, plan: RunPlan, stack: contextlib.ExitSta
     answers), and the report's corpus naming it as the reference judged against."""
     from dataclasses import replace
 
+    from conformance.execution.answer_cache import AnswerCache
     from conformance.execution.reference_goldens import ReferenceGoldens
     from conformance.implementations import known
     from conformance.implementations.specs import known_implementation
@@ -113,8 +114,10 @@ def _against(spec: str, corpus: Corpus, plan: RunPlan, stack: contextlib.ExitSta
             raise ConformanceError(f"--against {spec}: name a release of Pi, e.g. pi@1.3.0")
         goldens = ReferenceGoldens(stage_timeout=plan.limits.timeout, hint=plan.hint,
                                    release=lambda variation: known_implementation(entry,
-                                                                                  variation))
+                                                                                  variation),
+                                   cache=AnswerCache(entry.spec))
         stack.callback(goldens.close)
+        stack.callback(_say_cached, goldens)
         goldens.start()
     except BaseException:
         early.discard()
@@ -123,6 +126,13 @@ def _against(spec: str, corpus: Corpus, plan: RunPlan, stack: contextlib.ExitSta
     identity = replace(corpus_identity(corpus),
                        reference=(f"judged against {entry.spec}: {versions}",))
     return goldens, identity
+
+
+def _say_cached(goldens: ReferenceGoldens) -> None:
+    cache = goldens.cache
+    if cache is not None:
+        stderr().print(f"answers of {cache.release}: {cache.hits} from the cache, "
+                       f"{cache.misses} asked now ({cache.directory})", soft_wrap=True)
 
 
 def case_lines(corpus: Corpus, report: Report) -> dict[str, str]:

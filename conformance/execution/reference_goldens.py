@@ -23,6 +23,7 @@ from conformance.corpus.cases import Case
 from conformance.corpus.goldens import Golden
 from conformance.corpus.stages import CAPTURE_STAGES
 from conformance.errors import ConformanceError
+from conformance.execution.answer_cache import AnswerCache
 from conformance.execution.goldens import CaseGoldens, GoldenSource
 from conformance.execution.oracle import OVER_LIMIT, STAGE_TIMEOUT, ReferenceOracle
 from conformance.implementations import protocol
@@ -65,7 +66,7 @@ class _ReferenceCase(CaseGoldens):
         self.session = session
         self.options = options
         self.plain: Future[Results] = source.pool.submit(
-            source.plain.ask_bytes, session, self.stages, options)
+            source.ask_plain, session, self.stages, options)
         self.provenance = {"generator": GENERATOR, "reference": source.versions,
                            "input_sha256": hashlib.sha256(session).hexdigest()}
         self._goldens: dict[str, Golden] = {}
@@ -98,9 +99,12 @@ class ReferenceGoldens(GoldenSource):
     def __init__(self, *, stage_timeout: float = STAGE_TIMEOUT,
                  hint: tuple[str, ...] | None = None,
                  variations: Sequence[Mapping[str, str]] = VARIATIONS,
-                 release: Callable[[Mapping[str, str]], Implementation] | None = None):
+                 release: Callable[[Mapping[str, str]], Implementation] | None = None,
+                 cache: AnswerCache | None = None):
         """``release``: the Pi to ask, made for a variation (default: the pinned reference;
-        ``run --against pi@X`` gives that release)."""
+        ``run --against pi@X`` gives that release); ``cache``: where its answers are kept
+        between runs (corpus sessions only, never a user's files)."""
+        self.cache = cache
         self.stage_timeout = stage_timeout
         self.hint = hint
         self.variations = list(variations)
@@ -150,10 +154,35 @@ class ReferenceGoldens(GoldenSource):
              options: Mapping[str, Any]) -> CaseGoldens:
         return _ReferenceCase(self, stages, session, options)
 
+    def ask_plain(self, session: bytes, stages: Sequence[str],
+                  options: Mapping[str, Any]) -> Results:
+        """Pi's plain answer, from the answer cache when there is one and it has it."""
+        if self.cache is None:
+            return self.plain.ask_bytes(session, list(stages), options)
+        key = self.cache.key("plain", session, stages, options)
+        cached = self.cache.get(key)
+        if cached is None:
+            cached = self.plain.ask_bytes(session, list(stages), options)
+            self.cache.put(key, cached)
+        return dict(cached)
+
     def vary(self, session: bytes, stages: Sequence[str], options: Mapping[str, Any],
              plain: Results) -> dict[str, dict[str, str]]:
-        """Per stage, the volatile paths of Pi's answers: the plain run's against the varied
-        runs', asked now, side by side (each a process of its own, started on first need)."""
+        """Per stage, the volatile paths of Pi's answers (from the answer cache when there is
+        one and it has them)."""
+        if self.cache is None:
+            return self._vary(session, stages, options, plain)
+        key = self.cache.key("volatile", session, stages, options)
+        cached = self.cache.get(key)
+        if cached is None:
+            cached = self._vary(session, stages, options, plain)
+            self.cache.put(key, cached)
+        return dict(cached)
+
+    def _vary(self, session: bytes, stages: Sequence[str], options: Mapping[str, Any],
+              plain: Results) -> dict[str, dict[str, str]]:
+        """The plain run's answers against the varied runs', asked now, side by side (each a
+        process of its own, started on first need)."""
         asked = [stage for stage in stages if "output" in plain[stage]]
         if not asked:
             return {}
