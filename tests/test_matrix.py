@@ -115,6 +115,12 @@ def test_select_entries_keeps_registry_order_and_rejects_unknown_names():
         select_entries(["process:./x"])
 
 
+def test_any_pi_release_named_joins_the_matrix_after_the_registry():
+    """Before, a release not wired by hand (pi@1.3.0) was silently dropped from the matrix."""
+    chosen = select_entries(["pi@1.5.2", "reference", "pi@1.3.0"])
+    assert [e.spec for e in chosen] == ["pi@1.6.0", "pi@1.5.2", "pi@1.3.0"]
+
+
 @pytest.mark.reference
 def test_a_real_matrix_run_writes_reports_matrix_and_drift(tmp_path):
     from conformance.reporting.drift import drift_data, write_drift

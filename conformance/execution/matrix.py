@@ -80,7 +80,8 @@ def run_matrix(corpus: Corpus, entries: Iterable[Entry], out_dir: Path, plan: Ru
 
 
 def select_entries(specs: Iterable[str]) -> list[Entry]:
-    """The registry entries named by ``--impl`` values (all when none), in registry order."""
+    """The registry entries named by ``--impl`` values (all when none), in registry order,
+    then any other Pi release named (``pi@1.3.0``), in the order given."""
     specs = list(specs)
     if not specs:
         return list(KNOWN)
@@ -91,7 +92,7 @@ def select_entries(specs: Iterable[str]) -> list[Entry]:
             raise ConformanceError(f"{spec!r} is not a known implementation; known: "
                                    + ", ".join(e.spec for e in KNOWN))
         chosen.append(entry)
-    return [e for e in KNOWN if e in chosen]
+    return [e for e in KNOWN if e in chosen] + [e for e in chosen if e not in KNOWN]
 
 
 __all__ = ["column_of", "run_matrix", "run_one", "select_entries"]
