@@ -26,6 +26,8 @@ def test_reference_install_off_a_terminal_shows_no_fetches_and_no_engine_warning
 
 @pytest.mark.parametrize(("line", "shown"), [
     ("npm http fetch GET 200 https://registry.npmjs.org/x 5ms (cache miss)", False),
+    ("npm http cache retry@https://registry.npmjs.org/retry/-/retry-0.12.0.tgz 0ms (cache hit)",
+     False),
     ("npm warn EBADENGINE Unsupported engine {", False),
     ("npm WARN EBADENGINE   current: { node: 'v20.20.2' }", False),
     ("added 312 packages in 41s", True),

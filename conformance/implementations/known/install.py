@@ -35,7 +35,7 @@ class AdapterInstallError(ConformanceError):
 #: the Node running npm (the system's) is older than packages it only downloads want; they
 #: run on the Node 22 the install brings. (``--loglevel http`` stays: the spinner counts the
 #: fetches, and a failure's tail shows the last requests.)
-_NPM_NOISE = re.compile(r"^npm (http fetch|warn EBADENGINE)", re.IGNORECASE)
+_NPM_NOISE = re.compile(r"^npm (http (fetch|cache)|warn EBADENGINE)", re.IGNORECASE)
 
 
 def worth_showing(line: str) -> bool:
