@@ -18,6 +18,7 @@ from conformance.cli.capture import capture
 from conformance.cli.coverage import coverage
 from conformance.cli.discrepancies import discrepancies
 from conformance.cli.fuzz import promote
+from conformance.cli.history import history
 from conformance.cli.support import EXIT_FAILED, load_corpus, stderr, styled
 from conformance.errors import ConformanceError
 
@@ -158,7 +159,7 @@ def block_matrix(overwrite: bool, corpus_path: Path | None) -> None:
                    "pi-conformance corpus regenerate 'matrix.*'", highlight=False)
 
 
-for _command in (capture, promote, coverage, discrepancies):
+for _command in (capture, promote, coverage, discrepancies, history):
     corpus.add_command(_command)
 
 #: The corpus commands that had a top-level name before the group (kept as hidden aliases),

@@ -18,6 +18,7 @@ import json
 import os
 import re
 import shutil
+import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -106,4 +107,24 @@ class NpmRelease:
         return Installed(prefix, time.perf_counter() - started)
 
 
-__all__ = ["LINES", "NpmRelease", "is_release_version"]
+def registry_releases(line: str, oldest: str = "0.74.0") -> list[str]:
+    """``line@X.Y.Z`` for every release of ``line`` on the npm registry from ``oldest`` on
+    (for ``pi``, 0.74.0: the first of ``@earendil-works``), newest first."""
+    npm = find_npm(line)
+    package = f"{LINES[line]}/pi-coding-agent"
+    try:
+        done = subprocess.run([npm, "view", package, "versions", "--json"], capture_output=True,
+                              text=True, timeout=120, check=True)
+        versions = json.loads(done.stdout)
+    except (OSError, subprocess.SubprocessError, ValueError) as exc:
+        raise AdapterInstallError(f"cannot list the releases of {package}: {exc}") from None
+    floor = _key(oldest)
+    kept = [v for v in versions if is_release_version(v) and _key(v) >= floor]
+    return [f"{line}@{v}" for v in sorted(kept, key=_key, reverse=True)]
+
+
+def _key(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in version.split("."))
+
+
+__all__ = ["LINES", "NpmRelease", "is_release_version", "registry_releases"]
