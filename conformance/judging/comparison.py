@@ -13,6 +13,13 @@ is one difference and the items after it line up. Small unequal objects with no 
 (a usage block, a header) are diffed by DeepDiff, with our number rule. The walk stops after
 ``MAX_DIFFERENCES`` differences or ``MAX_STEPS`` nodes and says so, and compares anything
 nested deeper than ``MAX_DEPTH`` as a whole.
+
+Memory, beside the two values: at most about 4 x the answer's size as JSON (canonical bytes of
+both sides) + 250 bytes an item of each list aligned by keys (a 16-byte digest, the pairs as
+arrays) + 1.5 KB a generated value the answer holds of its own (docs/normalization.md;
+measured by benchmarks/bench_judging_memory.py). Nothing is kept per item but fixed-size
+digests and indices: canonical bytes kept are copies (``jsonio.canonical``), never orjson's
+4 KiB buffer.
 """
 
 from __future__ import annotations
