@@ -191,10 +191,19 @@ def dumps_pretty(value: Any) -> str:
         return dumps_text(value, indent=2) + "\n"
 
 
+_COPIED_BELOW = 64 * 1024  # canonical bytes shorter than this are copied
+
+
 def canonical(value: Any) -> bytes:
-    """Bytes equal exactly when two values are the same JSON: keys sorted, nothing else."""
+    """Bytes equal exactly when two values are the same JSON: keys sorted, nothing else.
+
+    Short ones are a copy of orjson's result, which keeps the whole buffer orjson reserved
+    (4 KiB for an id): kept as keys or counts, each cost that much. Long ones are not: what
+    orjson reserved past their end (up to eight times a long string) is never touched, so it
+    takes no memory, and a copy would."""
     try:
-        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+        data = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+        return bytes(memoryview(data)) if len(data) < _COPIED_BELOW else data
     except TypeError as exc:
         _only_unwritable_text(exc)
         return dumps_text(value, sort_keys=True).encode("utf-8")

@@ -13,12 +13,20 @@ is one difference and the items after it line up. Small unequal objects with no 
 (a usage block, a header) are diffed by DeepDiff, with our number rule. The walk stops after
 ``MAX_DIFFERENCES`` differences or ``MAX_STEPS`` nodes and says so, and compares anything
 nested deeper than ``MAX_DEPTH`` as a whole.
+
+Memory, beside the two values: at most about 4 x the answer's size as JSON (canonical bytes of
+both sides) + 250 bytes an item of each list aligned by keys (a 16-byte digest, the pairs as
+arrays) + 1.5 KB a generated value the answer holds of its own (docs/normalization.md;
+measured by benchmarks/bench_judging_memory.py). Nothing is kept per item but fixed-size
+digests and indices: canonical bytes kept are copies (``jsonio.canonical``), never orjson's
+4 KiB buffer.
 """
 
 from __future__ import annotations
 
 import functools
 import hashlib
+from array import array
 from collections import Counter
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
@@ -27,7 +35,7 @@ from typing import Any
 from conformance import jsonio
 from conformance.corpus.jsonpath import json_path
 from conformance.corpus.normalization import REL_TOLERANCE, is_number, same_number
-from conformance.judging.alignment import align
+from conformance.judging.alignment import NONE, Aligned, aligned
 from conformance.judging.generated_values import (
     Generated,
     Guessed,
@@ -134,20 +142,29 @@ def identical(a: Any, b: Any) -> bool:
     return _equal(a, b)
 
 
-def _key(item: Any) -> Hashable:
-    """What alignment matches items by: a scalar itself, a container's digest.
+DIGEST_SIZE = 16  # bytes of an alignment key
+_TRUE, _FALSE = ("bool", True), ("bool", False)  # not 1 and 0, which JSON tells apart
 
-    The digest (BLAKE2b, 256 bits) of the canonical bytes, not the bytes: ``orjson`` hands
+
+def _key(item: Any) -> Hashable:
+    """What alignment matches items by: a scalar itself (a boolean tagged, so that ``true`` is
+    not ``1``), a container's digest, an object of its own for what cannot be serialized.
+
+    The digest (BLAKE2b, 128 bits) of the canonical bytes, not the bytes: ``orjson`` hands
     back its whole growth buffer (4 KiB or more for an item of a few hundred bytes), so a list's
-    keys as bytes cost about 8 KiB per item, 25 times the answer. A digest is 32 bytes, and two
-    items with one digest are the same JSON (a collision of 256-bit BLAKE2b is not a thing
-    judging must plan for)."""
+    keys as bytes cost about 8 KiB per item, 25 times the answer. A digest takes 64 bytes, and
+    two items with one digest are the same JSON (a collision of 128-bit BLAKE2b is not a thing
+    judging must plan for). A scalar is its own key: no object is made per item."""
     if isinstance(item, (dict, list)):
         try:
-            return hashlib.blake2b(jsonio.canonical(item), digest_size=32).digest()
+            return hashlib.blake2b(jsonio.canonical(item), digest_size=DIGEST_SIZE).digest()
         except (TypeError, ValueError, RecursionError):
-            return id(item)
-    return (type(item) is bool, item)
+            return object()  # equal to nothing else: paired by kind and position
+    if item is True or item is False:
+        return _TRUE if item else _FALSE
+    if item is None or isinstance(item, (str, int, float)):
+        return item
+    return (type(item).__name__, item)  # not JSON (a caller's bytes): never a digest
 
 
 def _kind(item: Any) -> Hashable:
@@ -248,11 +265,35 @@ def _flat(value: dict[str, Any]) -> bool:
     return True
 
 
-# (expected index, actual index, known to be equal as JSON)
-_Pair = tuple[int | None, int | None, bool]
+@dataclass(frozen=True)
+class _Lined:
+    """A list's alignment: the pairs (``alignment.Aligned``) and, per pair, whether its two
+    items are known to be equal as JSON (1) or must be compared (0). No object per pair."""
+
+    pairs: Aligned
+    same: bytearray
+
+    def moves(self, expected_length: int) -> array[int] | None:
+        """Per expected index, the answer's index of its item (``NONE``: missing), or None
+        when every item stayed where it was."""
+        if self.pairs.expected == self.pairs.actual:
+            return None
+        moved: array[int] = array("q", [NONE]) * expected_length
+        for i, j in zip(self.pairs.expected, self.pairs.actual, strict=True):
+            if i != NONE:
+                moved[i] = j
+        return moved
 
 
-def _cheap_alignment(e: list[Any], a: list[Any]) -> list[_Pair] | None:
+def _in_place(n: int, changed: set[int]) -> _Lined:
+    """Items paired by position, those in ``changed`` to compare."""
+    same = bytearray(b"\x01") * n
+    for i in changed:
+        same[i] = 0
+    return _Lined(Aligned(array("q", range(n)), array("q", range(n))), same)
+
+
+def _cheap_alignment(e: list[Any], a: list[Any]) -> _Lined | None:
     """The usual alignments without an item's bytes: equal lengths with a few items changed
     in place, or one block of items missing or extra. Python's ``==`` finds the candidates
     (fast, but ``true == 1``), and one canonical comparison of everything it called equal
@@ -272,15 +313,41 @@ def _cheap_alignment(e: list[Any], a: list[Any]) -> list[_Pair] | None:
         if not _equal([x for i, x in enumerate(e) if i not in differ],
                       [x for i, x in enumerate(a) if i not in differ]):
             return None
-        return [(i, i, i not in differ) for i in range(n)]
+        return _in_place(n, differ)
     if lo < he and lo < ha:
         return None  # items changed and items missing or extra: the keyed alignment decides
     if not _equal(e[:lo] + e[he:], a[:lo] + a[ha:]):
         return None
-    return [*((i, i, True) for i in range(lo)),
-            *((i, None, False) for i in range(lo, he)),
-            *((None, j, False) for j in range(lo, ha)),
-            *((he + k, ha + k, True) for k in range(n - he))]
+    expected = array("q", range(lo))
+    expected.extend(range(lo, he))
+    expected.extend([NONE] * (ha - lo))
+    expected.extend(range(he, n))
+    actual = array("q", range(lo))
+    actual.extend([NONE] * (he - lo))
+    actual.extend(range(lo, ha))
+    actual.extend(range(ha, m))
+    same = bytearray(b"\x01") * lo + bytearray(he - lo + ha - lo) + \
+        bytearray(b"\x01") * (n - he)
+    return _Lined(Aligned(expected, actual), same)
+
+
+class _Digests:
+    """A list's digest keys packed in one buffer (16 bytes an item, no object each): what
+    tells, after the keys are gone, which pairs are equal as JSON."""
+
+    def __init__(self, keys: list[Hashable]):
+        self.has = bytearray(len(keys))
+        self.packed = bytearray(DIGEST_SIZE * len(keys))
+        for n, key in enumerate(keys):  # filled in place: no list or copy on the way
+            if isinstance(key, bytes):
+                self.has[n] = 1
+                self.packed[n * DIGEST_SIZE:(n + 1) * DIGEST_SIZE] = key
+
+    def equal(self, i: int, other: _Digests, j: int) -> bool:
+        """Whether item ``i`` here and item ``j`` of ``other`` have one digest."""
+        return bool(self.has[i] and other.has[j]) and \
+            self.packed[i * DIGEST_SIZE:(i + 1) * DIGEST_SIZE] == \
+            other.packed[j * DIGEST_SIZE:(j + 1) * DIGEST_SIZE]
 
 
 class _Walk:
@@ -291,8 +358,9 @@ class _Walk:
         self.stopped = ""
         # (group, expected steps, actual steps, Pi's value, the answer's value)
         self.pending: list[tuple[str, Steps, Steps, Any, Any]] = []
-        # expected list steps -> {expected index: actual index}, where alignment moved items
-        self.moves: dict[Steps, dict[int, int | None]] = {}
+        # expected list steps -> per expected index, the answer's (NONE: missing), where
+        # alignment moved items
+        self.moves: dict[Steps, array[int]] = {}
 
     def add(self, esteps: Steps, asteps: Steps, kind: str, expected: Any, actual: Any,
             note: str = "") -> None:
@@ -416,18 +484,19 @@ class _Walk:
             pairs = None
         if pairs is None:
             pairs = self.keyed_alignment(e, a, es)
-        if any(i != j for i, j, _ in pairs):
-            self.moves[es] = {i: j for i, j, _ in pairs if i is not None}
+        moved = pairs.moves(len(e))
+        if moved is not None:
+            self.moves[es] = moved
         list_key = es[-1] if es else None
         inserted_at = 0
-        for i, j, same in pairs:
+        for i, j, same in zip(pairs.pairs.expected, pairs.pairs.actual, pairs.same,
+                              strict=True):
             if self.stopped:
                 return
-            if i is None:
-                assert j is not None
+            if i == NONE:
                 self.add((*es, inserted_at), (*as_, j), "unexpected item", _MISSING, a[j],
                          "extra item: " + describe_item(list_key, a[j]))
-            elif j is None:
+            elif j == NONE:
                 self.add((*es, i), (*es, i), "missing item", e[i], _MISSING,
                          "missing item: " + describe_item(list_key, e[i]))
                 inserted_at = i + 1
@@ -436,10 +505,10 @@ class _Walk:
                 if not same:
                     self.compare(e[i], a[j], (*es, i), (*as_, j), depth + 1)
 
-    def keyed_alignment(self, e: list[Any], a: list[Any], es: Steps) -> list[_Pair]:
+    def keyed_alignment(self, e: list[Any], a: list[Any], es: Steps) -> _Lined:
         """Items matched by their keys (digests of canonical bytes); with few matches and
         lengths that differ, by keys that ignore generated values and ``0.0`` against ``0``.
-        Memory: a key (about 100 bytes) and a pair per item, beside the lists themselves."""
+        Memory: a key (64 bytes and a slot) per item, and what ``alignment`` keeps."""
         e_keys = [_key(item) for item in e]
         a_keys = [_key(item) for item in a]
         kinds: dict[Hashable, Hashable] = {}  # one tuple per kind, not one per item
@@ -450,17 +519,25 @@ class _Walk:
         def a_kind(j: int) -> Hashable:
             return kinds.setdefault(kind := _kind(a[j]), kind)
 
-        pairs = align(e_keys, a_keys, e_kind, a_kind)
-        matched = sum(1 for i, j in pairs if i is not None and j is not None
-                      and e_keys[i] == a_keys[j])
-        if len(e) != len(a) and matched < min(len(e), len(a)) / 2:
-            del pairs  # not kept beside the loose alignment's own
-            loose_e = [_key(_loose(self.generated.masked(es, item))) for item in e]
-            loose_a = [_key(_loose(self.generated.masked(es, item))) for item in a]
-            pairs = align(loose_e, loose_a, e_kind, a_kind)
-            del loose_e, loose_a
-        return [(i, j, i is not None and j is not None and isinstance(e_keys[i], bytes)
-                 and e_keys[i] == a_keys[j]) for i, j in pairs]
+        pairs = aligned(e_keys, a_keys, e_kind, a_kind)
+        matched = sum(1 for i, j in zip(pairs.expected, pairs.actual, strict=True)
+                      if i != NONE and j != NONE and e_keys[i] == a_keys[j])
+        if len(e) == len(a) or matched >= min(len(e), len(a)) / 2:
+            # Pairs of equal digests are equal as JSON: their walk is skipped.
+            return _Lined(pairs, bytearray(
+                i != NONE and j != NONE and isinstance(e_keys[i], bytes)
+                and e_keys[i] == a_keys[j]
+                for i, j in zip(pairs.expected, pairs.actual, strict=True)))
+        del pairs  # not kept beside the loose alignment's own
+        e_digests, a_digests = _Digests(e_keys), _Digests(a_keys)
+        del e_keys, a_keys  # 16 bytes an item from here on, not a key object each
+        loose_e = [_key(_loose(self.generated.masked(es, item))) for item in e]
+        loose_a = [_key(_loose(self.generated.masked(es, item))) for item in a]
+        pairs = aligned(loose_e, loose_a, e_kind, a_kind)
+        del loose_e, loose_a
+        same = bytearray(i != NONE and j != NONE and e_digests.equal(i, a_digests, j)
+                         for i, j in zip(pairs.expected, pairs.actual, strict=True))
+        return _Lined(pairs, same)
 
     # -- generated values ----------------------------------------------------------------
 
@@ -471,8 +548,8 @@ class _Walk:
             if isinstance(step, int):
                 moves = self.moves.get(steps[:n])
                 if moves is not None:
-                    moved = moves.get(step)
-                    if moved is None:
+                    moved = moves[step] if 0 <= step < len(moves) else NONE
+                    if moved == NONE:
                         return None
                     step = moved
             out.append(step)

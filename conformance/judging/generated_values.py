@@ -13,7 +13,7 @@ that hold one such value in Pi's answer are its group.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from conformance.corpus.jsonpath import json_path, parse
@@ -70,7 +70,10 @@ class Recorded(Generated):
 
     def groups(self, expected: Any) -> dict[str, list[Steps]]:
         found: dict[str, list[Steps]] = {}
-        for steps, group in sorted(self.paths.items(), key=lambda item: _order(item[0])):
+        paths: Iterable[tuple[Steps, str]] = self.paths.items()
+        if not _in_order(self.paths):  # a recording is in document order: no sort keys
+            paths = sorted(paths, key=lambda item: _order(item[0]))
+        for steps, group in paths:
             found.setdefault(group, []).append(steps)
         return found
 
@@ -122,6 +125,17 @@ class Guessed(Generated):
 
 def _order(steps: Steps) -> tuple[tuple[int, int | str], ...]:
     return tuple((0, s) if isinstance(s, int) else (1, s) for s in steps)
+
+
+def _in_order(paths: Iterable[Steps]) -> bool:
+    """Whether ``paths`` are in document order already, found a pair at a time."""
+    previous = None
+    for steps in paths:
+        order = _order(steps)
+        if previous is not None and order < previous:
+            return False
+        previous = order
+    return True
 
 
 def _leaves(value: Any, steps: Steps) -> Iterator[tuple[Steps, Any]]:
