@@ -16,6 +16,7 @@ from conformance.errors import ConformanceError
 
 if TYPE_CHECKING:
     from conformance.corpus.cases import Corpus
+    from conformance.corpus.selection import Selection
     from conformance.corpus.shards import Shard
     from conformance.execution.plan import RunPlan
     from conformance.execution.reference_goldens import ReferenceGoldens
@@ -79,6 +80,10 @@ def run(impl_spec: str, cases: tuple[str, ...], features: tuple[str, ...],
                        allow_empty=allow_empty)
         corpus = load_corpus(corpus_path)
         bar = progress_bar(not quiet and output_format == "terminal")
+    except KeyboardInterrupt:  # still loading: --report says so all the same
+        early.discard()
+        _report_early_interrupt(impl_spec, selection, report_path, corpus_path)
+        raise
     except BaseException:
         early.discard()
         raise
@@ -126,6 +131,16 @@ def _against(spec: str, corpus: Corpus, plan: RunPlan, stack: contextlib.ExitSta
     identity = replace(corpus_identity(corpus),
                        reference=(f"judged against {entry.spec}: {versions}",))
     return goldens, identity
+
+
+def _report_early_interrupt(impl_spec: str, selection: Selection, report_path: Path | None,
+                            corpus_path: Path | None) -> None:
+    """A Ctrl-C before the corpus was read: the report names no case and no digest."""
+    from conformance.execution.executor import report_interrupted_start
+    from conformance.execution.plan import RunPlan
+
+    report_interrupted_start(RunPlan(impl_spec, selection, report=report_path), None,
+                             corpus_path)
 
 
 def _say_cached(goldens: ReferenceGoldens) -> None:

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
+from conformance import __version__
+from conformance._paths import corpus_root
 from conformance.corpus.cases import Case, Corpus
 from conformance.errors import ConformanceError
 from conformance.execution import interrupts
@@ -183,12 +185,17 @@ def opened(plan: RunPlan, corpus: Corpus, implementations: list[Implementation],
         writer.raise_failure()
 
 
-def report_interrupted_start(plan: RunPlan, identity: CorpusIdentity) -> None:
+def report_interrupted_start(plan: RunPlan, identity: CorpusIdentity | None,
+                             root: Path | None = None) -> None:
     """Ctrl-C (or SIGTERM) before the implementation said hello: with ``--report``, a report
     that says so (the implementation named by its spec, no result, a footer marked
-    interrupted); a second Ctrl-C does not cut it short."""
+    interrupted); a second Ctrl-C does not cut it short. Without the corpus's identity (the
+    interrupt came while it was being read), the corpus is named by its ``root`` alone."""
     if plan.report is None:
         return
+    if identity is None:
+        identity = CorpusIdentity(root=str(root or corpus_root()), version=__version__,
+                                  cases=0, sha256="")
     head = reports.header(implementation={"name": plan.implementation, "version": "unknown"},
                           capabilities={}, corpus=identity,
                           scope=RunScope(plan.selection, plan.implementation,
@@ -241,8 +248,7 @@ def execute(plan: RunPlan, corpus: Corpus, *, cases: Sequence[Case] | None = Non
         early.hello()
     except KeyboardInterrupt:
         early.discard()
-        if identity is not None:
-            report_interrupted_start(plan, identity)
+        report_interrupted_start(plan, identity, corpus.root)
         raise
     except BaseException:
         early.discard()

@@ -48,7 +48,9 @@ def test_every_ctrl_c_still_leaves_a_report_with_its_footer(tmp_path: Path, gaps
     finally:
         child.kill()
     lines = report.read_bytes().splitlines()
-    assert code == 130, log.read_text()[-2000:]
+    # 130, or killed by the signal itself (-2) when the last Ctrl-C lands while Python shuts
+    # down (it restores the default handler then): a shell reports both as 130.
+    assert code in (130, -signal.SIGINT), f"exit {code}: " + log.read_text()[-2000:]
     footer = json.loads(lines[-1])
     assert footer["type"] == "footer" and footer["verdict"] == "interrupted"
     assert footer["results"] == len(lines) - 2 < 400 * 15
