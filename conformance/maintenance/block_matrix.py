@@ -20,9 +20,9 @@ from typing import Any
 
 from conformance.corpus.cases import Corpus
 from conformance.corpus.metadata import CaseMetadata
-from conformance.corpus.stages import APIS
 from conformance.maintenance.block_axes import (
     API_SHORT,
+    MATRIX_APIS,
     NO_TOOL_RESULTS_AFTER,
     REASONING,
     REPLAYS,
@@ -334,7 +334,7 @@ def write_matrix(corpus: Corpus, overwrite: bool = False) -> list[Path]:
     """Write every matrix case the corpus lacks (or all, with ``overwrite``); the directories."""
     written = []
     for variant in VARIANTS:
-        for api in APIS:
+        for api in MATRIX_APIS:
             session = session_for(variant, api, corpus.models)
             for reasoning in REASONING:
                 slug = case_id(variant, api, reasoning).removeprefix(f"{AREA}.")
