@@ -29,7 +29,10 @@ VARIANTS = ASSISTANT_VARIANTS + TOOL_RESULT_VARIANTS + USER_VARIANTS
 #: Short API names for case ids and narrow tables; the matrix covers the APIs named here
 #: (``MATRIX_APIS``), in this order.
 API_SHORT = {"anthropic-messages": "anthropic", "openai-completions": "completions",
-             "openai-responses": "responses", "google-generative-ai": "google"}
+             "openai-responses": "responses", "google-generative-ai": "google",
+             "azure-openai-responses": "azure", "openai-codex-responses": "codex",
+             "mistral-conversations": "mistral", "bedrock-converse-stream": "bedrock",
+             "google-vertex": "vertex", "pi-messages": "pi-messages"}
 MATRIX_APIS = tuple(API_SHORT)
 STOP_REASONS = ("stop", "length", "toolUse", "error", "aborted")
 REPLAYS = ("same", "other")
