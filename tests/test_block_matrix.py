@@ -25,6 +25,15 @@ MODELS = {
     "openai-completions": {"id": "fake", "provider": "fake", "api": "openai-completions"},
     "google-generative-ai": {"id": "gemini", "provider": "google",
                              "api": "google-generative-ai"},
+    "azure-openai-responses": {"id": "gpt", "provider": "azure", "api": "azure-openai-responses"},
+    "openai-codex-responses": {"id": "gpt-codex", "provider": "openai-codex",
+                               "api": "openai-codex-responses"},
+    "mistral-conversations": {"id": "large", "provider": "mistral",
+                              "api": "mistral-conversations"},
+    "bedrock-converse-stream": {"id": "anthropic.claude", "provider": "amazon-bedrock",
+                                "api": "bedrock-converse-stream"},
+    "google-vertex": {"id": "gemini", "provider": "google-vertex", "api": "google-vertex"},
+    "pi-messages": {"id": "claude", "provider": "radius", "api": "pi-messages"},
 }
 
 
@@ -105,12 +114,22 @@ def test_case_toml_is_valid_with_reasoning_options():
     assert "reasoning" not in off.get("options", {}).get("request", {})
 
 
+def test_the_matrix_covers_every_api_with_another_models_turns():
+    """Each of the ten APIs is a target, and its "other model" is of another API."""
+    from conformance.corpus.stages import APIS
+    from conformance.maintenance.block_axes import MATRIX_APIS
+    from conformance.maintenance.block_matrix import OTHER_API
+
+    assert set(MATRIX_APIS) == set(APIS)
+    assert all(OTHER_API[api] != api and OTHER_API[api] in APIS for api in APIS)
+
+
 def test_write_matrix_keeps_curated_cases(tmp_path: Path):
     (tmp_path / "cases").mkdir()
     (tmp_path / "models.json").write_text(json.dumps({"models": MODELS}))
     corpus = Corpus(tmp_path)
     first = write_matrix(corpus)
-    assert len(first) == 14 * 4 * 2
+    assert len(first) == 14 * 10 * 2  # variants x every API pi-ai knows x reasoning
     curated = first[0] / "case.toml"
     curated.write_text(curated.read_text() + "# curated\n")
     assert write_matrix(corpus) == []

@@ -64,3 +64,20 @@ def test_a_case_id_ending_in_a_newline_is_refused(corpus_dir, fake):
     meta.write_text(meta.read_text().replace('id = "small.beta"', 'id = "small.beta\\n"'))
     output = run(corpus_dir, fake)
     assert f"{meta}" in output and "invalid metadata at id" in output
+
+
+def test_a_models_json_without_a_model_for_an_api_a_case_asks_is_a_corpus_error(tmp_path):
+    """A corpus whose models.json predates an API (written before pi-ai knew it) names the
+    file and the missing API, never a KeyError traceback."""
+    from tests.corpus_builder import CLAUSES, write_corpus
+
+    root = write_corpus(tmp_path / "corpus", CLAUSES, {
+        "demo/one": 'features = ["basic"]\nclauses = ["demo/one"]\n'
+                    'stages = ["request.mistral-conversations"]\nsource = "hand-written"\n'})
+    (root / "models.json").write_text(
+        '{"models": {"anthropic-messages": {"id": "m", "api": "anthropic-messages"}}}')
+    corpus = Corpus(root)
+    case = corpus.load_case(root / "cases" / "demo" / "one")
+    with pytest.raises(CorpusError, match="no model for mistral-conversations") as raised:
+        corpus.request_options(case)
+    assert raised.value.path == root / "models.json"

@@ -10,7 +10,7 @@ import pytest
 
 from conformance.corpus.cases import Corpus
 from conformance.corpus.generated import GeneratedSession
-from conformance.corpus.session_generators import GENERATORS, coding_session
+from conformance.corpus.session_generators import GENERATORS, coding_session, messy_session
 from conformance.errors import CorpusError
 from tests.corpus_builder import CLAUSES, write_corpus
 
@@ -45,6 +45,31 @@ def test_generated_sessions_are_whole_trees_of_the_size_asked(branchy: bool):
     kinds = {entry["type"] for entry in entries}
     assert {"message", "compaction", "model_change"} <= kinds
     assert ("branch_summary" in kinds) == branchy
+
+
+def test_the_messy_session_holds_every_shape_it_promises():
+    """Orphan results and calls, re-appended messages, models of every API and an unknown
+    one, ids of every form and duplicated within a turn: each present in one build."""
+    lines = messy_session(5, 2000).decode().splitlines()
+    entries = [json.loads(line) for line in lines[1:]]
+    ids = [entry["id"] for entry in entries]
+    assert len(set(ids)) == len(ids)  # copies are new entries, under new ids
+    messages = [entry["message"] for entry in entries if entry["type"] == "message"]
+    calls = [block for message in messages if message["role"] == "assistant"
+             for block in message["content"] if block["type"] == "toolCall"]
+    results = [message["toolCallId"] for message in messages if message["role"] == "toolResult"]
+    call_ids = {call["id"] for call in calls}
+    assert any(result not in call_ids for result in results)  # orphan results
+    assert any(call_id not in results for call_id in call_ids)  # calls without a result
+    texts = [json.dumps(message, sort_keys=True) for message in messages]
+    assert len(set(texts)) < len(texts)  # the same message twice
+    apis = {message["api"] for message in messages if message["role"] == "assistant"}
+    assert "ollama" in apis and len(apis) >= 8
+    assert any(call_id.startswith("functions.") for call_id in call_ids)
+    assert any("|" in call_id for call_id in call_ids)
+    turns = [[block["id"] for block in message["content"] if block["type"] == "toolCall"]
+             for message in messages if message["role"] == "assistant"]
+    assert any(len(set(turn)) < len(turn) for turn in turns)  # one id, two calls
 
 
 def _corpus(tmp_path: Path, body: str = GENERATE) -> Corpus:

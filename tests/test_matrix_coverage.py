@@ -80,3 +80,16 @@ def test_the_shipped_corpus_fills_every_cell_pi_can_produce():
     corpus = Corpus()
     matrix = compute_matrix(corpus, corpus.select(["matrix.*"]))
     assert [cell.key for cell in matrix.empty] == []
+
+
+def test_the_shipped_matrix_spans_every_api_pi_ai_knows():
+    """coverage --format json: every API pi-ai knows has request goldens and matrix cells."""
+    from conformance.corpus.stages import APIS
+
+    corpus = Corpus()
+    report = compute(corpus).to_json()
+    assert set(report["apis"]) == set(APIS)
+    assert all(count > 0 for count in report["apis"].values())
+    matrix = compute_matrix(corpus, corpus.select(["matrix.*"]))
+    assert {cell.api for cell in matrix.cells} == set(APIS)
+    assert all(matrix.cells[cell] for cell in matrix.cells)

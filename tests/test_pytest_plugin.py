@@ -8,9 +8,13 @@ import json
 import pytest
 import report_fakes
 
+from conformance.corpus.stages import DEFAULT_STAGES
+
 pytest_plugins = ["pytester"]
 
 CASES = ("traps.two-timestamps", "traps.two-timestamps-again")
+#: One item per case and default stage.
+ITEMS = len(CASES) * len(DEFAULT_STAGES)
 
 
 @pytest.fixture
@@ -37,18 +41,18 @@ def test_one_item_per_case_and_stage_with_readable_ids(pytester, setup):
     ids = [line for line in result.outlines if "::" in line]
     assert "traps.two-timestamps::context" in ids
     assert "traps.two-timestamps-again::request.google-generative-ai" in ids
-    assert len([i for i in ids if "test_own" not in i]) == 30
-    result.stdout.fnmatch_lines(["31 tests collected*"])
+    assert len([i for i in ids if "test_own" not in i]) == ITEMS
+    result.stdout.fnmatch_lines([f"{ITEMS + 1} tests collected*"])
 
 
 def test_a_faithful_implementation_passes_everything(pytester, setup):
     result = run(pytester, setup, "replay")
-    result.assert_outcomes(passed=31)
+    result.assert_outcomes(passed=ITEMS + 1)
 
 
 def test_a_wrong_implementation_fails_with_the_readable_diff(pytester, setup):
     result = run(pytester, setup, "wrong")
-    result.assert_outcomes(passed=27, failed=4)
+    result.assert_outcomes(passed=ITEMS + 1 - 4, failed=4)
     result.stdout.fnmatch_lines([
         "*traps.two-timestamps [[]context[]] fail: 1 difference(s)",
         "*$.messages[[]1[]].timestamp (type changed)",
@@ -79,7 +83,7 @@ def test_known_failures_are_xfail_and_the_run_passes(pytester, setup):
     entries = [{"case": c, "stage": s, "reason": "not yet", "issue": "https://ex.org/1"}
                for c in CASES for s in ("context", "stats")]
     result = run(pytester, setup, "wrong", "--pi-baseline", baseline(setup, entries), "-rx")
-    result.assert_outcomes(passed=28, xfailed=4)  # 27 + the baseline check item
+    result.assert_outcomes(passed=ITEMS + 1 - 4 + 1, xfailed=4)  # + the baseline check item
     result.stdout.fnmatch_lines(["*known failure: not yet (https://ex.org/1)*"])
     assert result.ret == 0
 
@@ -87,7 +91,7 @@ def test_known_failures_are_xfail_and_the_run_passes(pytester, setup):
 def test_a_known_failure_that_passes_fails_strictly(pytester, setup):
     entries = [{"case": "traps.two-timestamps", "stage": "context", "reason": "was broken"}]
     result = run(pytester, setup, "replay", "--pi-baseline", baseline(setup, entries))
-    result.assert_outcomes(passed=31, failed=1)  # 29 stages + ours + the baseline check
+    result.assert_outcomes(passed=ITEMS + 1, failed=1)  # all stages but one, ours, the baseline
     result.stdout.fnmatch_lines(["*traps.two-timestamps::context*",
                                  "[[]XPASS(strict)[]] known failure: was broken"])
 
@@ -95,7 +99,7 @@ def test_a_known_failure_that_passes_fails_strictly(pytester, setup):
 def test_a_baseline_entry_for_a_missing_case_fails_the_baseline_item(pytester, setup):
     entries = [{"case": "traps.gone", "stage": "context", "reason": "r"}]
     result = run(pytester, setup, "replay", "--pi-baseline", baseline(setup, entries))
-    result.assert_outcomes(passed=31, failed=1)
+    result.assert_outcomes(passed=ITEMS + 1, failed=1)
     result.stdout.fnmatch_lines(["*stale baseline entries:*", "*traps.gone context: no such case*"])
 
 
@@ -111,7 +115,7 @@ def test_stages_the_implementation_does_not_claim_are_skipped(pytester, setup, t
                     f'env = {{ PYTHONPATH = "{report_fakes.TESTS}" }}\n')
     setup["narrow"] = impl
     result = run(pytester, setup, "narrow", "-rs")
-    result.assert_outcomes(passed=5, skipped=26)
+    result.assert_outcomes(passed=5, skipped=ITEMS - 4)
     result.stdout.fnmatch_lines(["*stage not claimed*"])
 
 
@@ -139,7 +143,7 @@ def test_the_plugin_can_write_the_canonical_report(pytester, setup, tmp_path):
     out = tmp_path / "plugin.jsonl"
     run(pytester, setup, "wrong", "--pi-report", str(out))
     report = read_report(out)
-    assert len(report.results) == 30 and report.footer.counts["fail"] == 2
+    assert len(report.results) == ITEMS and report.footer.counts["fail"] == 2
     assert report.implementation["name"] == "fake-port"
 
 
@@ -158,7 +162,7 @@ def test_an_interrupted_session_marks_the_reports_footer(pytester, setup, tmp_pa
     assert result.ret == pytest.ExitCode.INTERRUPTED
     report = read_report(out)
     assert report.interrupted and report.failed()
-    assert 0 < len(report.results) < 30
+    assert 0 < len(report.results) < ITEMS
 
 
 def test_stages_claimed_given_their_input_are_fed_inside_pytest_too(pytester, setup):

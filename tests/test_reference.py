@@ -121,6 +121,84 @@ catch (e) { console.log("BLOCKED " + e.message); }
     assert out.stdout.startswith("BLOCKED pi-conformance: blocked non-loopback request")
 
 
+def test_harness_refuses_non_loopback_connections_below_fetch(tmp_path):
+    """The AWS SDK sends with node:http, Google's auth library with node-fetch, Codex opens a
+    WebSocket: none goes through fetch, so the harness refuses any TCP connection to a host
+    that is not the loopback, before its name is looked up, and records it."""
+    installation = ref.require_installation()
+    script = tmp_path / "probe.mjs"
+    harness_js = ref.HARNESS.read_text()
+    guard = harness_js[harness_js.index("const LOOPBACK_HOSTS"):harness_js.index("// What pi-ai")]
+    script.write_text('import net from "node:net";\nimport https from "node:https";\n' + guard + """
+const outcome = await new Promise((resolve) => {
+  const req = https.get("https://example.com/", () => resolve("LEAKED"));
+  req.on("error", (e) => resolve("BLOCKED " + e.message));
+});
+const local = await new Promise((resolve) => {
+  const socket = net.connect({ host: "127.0.0.1", port: 9 });
+  socket.on("error", (e) => resolve(e.code));
+  socket.on("connect", () => resolve("connected"));
+});
+console.log(outcome);
+console.log(JSON.stringify(blockedConnections), local);
+""")
+    import subprocess
+
+    out = subprocess.run([str(installation.node), str(script)], capture_output=True, text=True,
+                         timeout=60)
+    lines = out.stdout.splitlines()
+    assert lines[0] == "BLOCKED pi-conformance: blocked non-loopback connection to example.com:443"
+    # The loopback is still reachable (port 9 refuses: it was tried, not blocked).
+    assert lines[1] == '["example.com:443"] ECONNREFUSED'
+
+
+def test_a_provider_call_that_would_leave_the_machine_is_an_error_of_the_harness(
+        harness, tmp_path):
+    """A Bedrock model on a custom endpoint makes the AWS SDK connect there itself, past the
+    loopback redirect: the case is an error naming the host, never a golden."""
+    session = tmp_path / "s.jsonl"
+    session.write_text(SESSION.replace('"version":1', '"version":3'))
+    from conformance.corpus.cases import Corpus
+
+    model = {**Corpus().models["bedrock-converse-stream"],
+             "baseUrl": "https://bedrock.proxy.example.com"}
+    stages = ["request.bedrock-converse-stream"]
+    request = protocol.run_request(5, "t", (), str(session), session.read_text(), stages,
+                                   {"request": {"models": {"bedrock-converse-stream": model}}})
+    answer = harness.run(request, 30)
+    assert "error" in answer, answer
+    assert "bedrock.proxy.example.com:443" in answer["error"]["message"]
+    assert "instead of the loopback server" in answer["error"]["message"]
+
+
+def test_a_shifted_clock_sends_each_request_once(tmp_path):
+    """Regeneration shifts Pi's clock (PI_CONFORMANCE_CLOCK_OFFSET). The AWS SDK read the
+    loopback server's Date header as clock skew and sent Bedrock's request three times; the
+    harness refuses a call that sends more than one request, and the server sends no Date."""
+    import subprocess
+
+    from conformance.corpus.cases import Corpus
+
+    installation = ref.require_installation()
+    session = tmp_path / "s.jsonl"
+    session.write_text(SESSION.replace('"version":1', '"version":3'))
+    stages = ["request.bedrock-converse-stream", "wire.bedrock-converse-stream"]
+    models = {"bedrock-converse-stream": Corpus().models["bedrock-converse-stream"]}
+    lines = [{"cmd": "hello", "protocol": 1},
+             protocol.run_request(1, "t", (), str(session), session.read_text(), stages,
+                                  {"request": {"models": models}}),
+             {"cmd": "bye"}]
+    env = {**ref.sandbox_env(tmp_path), "PI_CONFORMANCE_CLOCK_OFFSET": "87188711111"}
+    out = subprocess.run(
+        [str(installation.node), str(ref.HARNESS), str(installation.prefix), "@earendil-works"],
+        input="".join(json.dumps(line) + "\n" for line in lines), capture_output=True,
+        text=True, timeout=120, env=env)
+    answer = json.loads(out.stdout.splitlines()[1])
+    assert "error" not in answer, answer
+    wire = answer["results"]["wire.bedrock-converse-stream"]["output"]
+    assert wire["path"].endswith("/converse-stream")
+
+
 def test_a_rejected_session_leaves_nothing_behind_for_the_next_request(harness, tmp_path):
     # Pi's rejection used to leave the scratch copy in place, breaking a later request that
     # reused the same seq.

@@ -8,13 +8,15 @@ in docs/stages.md rather than slipped into the corpus.
 from __future__ import annotations
 
 import re
+from typing import Any
+from urllib.parse import quote
 
 import pytest
 
 from conformance._paths import REFERENCE_DIR
 from conformance.corpus.cases import Corpus
 from conformance.corpus.goldens import read_golden
-from conformance.corpus.stages import REQUEST_PREFIX, WIRE_PREFIX
+from conformance.corpus.stages import APIS, REQUEST_PREFIX, WIRE_PREFIX
 
 CORPUS = Corpus()
 PAIRS = [(case, stage[len(REQUEST_PREFIX):]) for case in CORPUS.cases for stage in case.stages
@@ -40,8 +42,12 @@ def test_the_header_allow_list_is_the_documented_one():
     assert set(re.findall(r"`([a-z0-9-]+)`", section)) == harness_allow_list()
 
 
-@pytest.mark.parametrize("api", ["anthropic-messages", "openai-completions", "openai-responses",
-                                 "google-generative-ai"])
+def test_every_api_has_wire_goldens():
+    """Every API pi-ai knows has request and wire goldens on the cases with a request stage."""
+    assert {api for _, api in PAIRS} == set(APIS)
+
+
+@pytest.mark.parametrize("api", APIS)
 def test_wire_goldens_keep_only_allowed_headers_and_never_the_key(api):
     allowed = harness_allow_list()
     for case, the_api in PAIRS:
@@ -53,12 +59,39 @@ def test_wire_goldens_keep_only_allowed_headers_and_never_the_key(api):
         output = golden.result["output"]
         assert set(output["headers"]) <= allowed, case.id
         assert "sk-test-key" not in repr(output), case.id
+        # Nor any of the harness's other fake credentials (the AWS example key, the JWT).
+        assert "AKIAIOSFODNN7EXAMPLE" not in repr(output), case.id
+        assert "eyJ" not in repr(output["headers"]), case.id
 
 
-@pytest.mark.parametrize("api", ["anthropic-messages", "openai-completions", "openai-responses"])
+#: Mistral's wire names for pi-ai's camelCase parameters (toMistralWirePayload in pi-ai).
+MISTRAL_NAMES = {"topP": "top_p", "maxTokens": "max_tokens", "randomSeed": "random_seed",
+                 "responseFormat": "response_format", "toolChoice": "tool_choice",
+                 "presencePenalty": "presence_penalty", "frequencyPenalty": "frequency_penalty",
+                 "parallelToolCalls": "parallel_tool_calls", "reasoningEffort": "reasoning_effort",
+                 "promptMode": "prompt_mode", "promptCacheKey": "prompt_cache_key",
+                 "safePrompt": "safe_prompt", "toolCalls": "tool_calls",
+                 "toolCallId": "tool_call_id", "imageUrl": "image_url"}
+
+
+def mistral_wire(value: Any) -> Any:
+    """The parameters with every camelCase name pi-ai renames in Mistral's snake_case."""
+    if isinstance(value, dict):
+        return {MISTRAL_NAMES.get(k, k): mistral_wire(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [mistral_wire(v) for v in value]
+    return value
+
+
+@pytest.mark.parametrize("api", ["anthropic-messages", "openai-completions", "openai-responses",
+                                 "azure-openai-responses", "openai-codex-responses",
+                                 "mistral-conversations", "bedrock-converse-stream",
+                                 "pi-messages"])
 def test_the_wire_body_is_the_sdk_parameters_but_where_docs_stages_says(api):
     """Anthropic: betas go in the anthropic-beta header and pi-ai adds thread after onPayload
-    (only for api.anthropic.com). OpenAI: the body is the parameters."""
+    (only for api.anthropic.com). Mistral: the names in snake_case. Bedrock: the model id in
+    the path. The others (OpenAI, Azure, Codex once decompressed, pi-messages): the body is
+    the parameters."""
     for case, the_api in PAIRS:
         if the_api != api:
             continue
@@ -75,13 +108,19 @@ def test_the_wire_body_is_the_sdk_parameters_but_where_docs_stages_says(api):
             thread = body.pop("thread", None)
             model = CORPUS.request_options(case)["request"]["models"][api]
             assert (thread is not None) == ("api.anthropic.com" in model["baseUrl"]), case.id
+        if api == "mistral-conversations":
+            params = mistral_wire(params)
+        if api == "bedrock-converse-stream":
+            model_id = params.pop("modelId")
+            assert sent["path"] == f"/model/{quote(model_id, safe='')}/converse-stream"
         assert body == params, case.id
 
 
-def test_google_wire_is_rejected_exactly_where_there_is_nothing_to_send():
+@pytest.mark.parametrize("google_api", ["google-generative-ai", "google-vertex"])
+def test_google_wire_is_rejected_exactly_where_there_is_nothing_to_send(google_api):
     """The Google SDK refuses empty contents before sending; onPayload still saw them."""
     for case, api in PAIRS:
-        if api != "google-generative-ai":
+        if api != google_api:
             continue
         request = read_golden(case, REQUEST_PREFIX + api)
         wire = read_golden(case, WIRE_PREFIX + api)

@@ -378,6 +378,12 @@ class Corpus:
         overrides = request.get("models", {})
         # catalog = false: the case's models are complete (a captured run's own model).
         use_catalog = request.pop("catalog", True)
+        missing = [api for api in case.apis if use_catalog and api not in self.models]
+        if missing:
+            raise CorpusError(
+                f"models.json has no model for {', '.join(missing)}, which case {case.id} "
+                "sends requests to; write it from Pi's catalog with "
+                "`pi-conformance corpus regenerate`", path=self.root / "models.json")
         request["models"] = {
             api: {**(self.models[api] if use_catalog else {}), **overrides.get(api, {})}
             for api in case.apis

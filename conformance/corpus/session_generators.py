@@ -169,6 +169,111 @@ def coding_session(seed: int, entries: int, branchy: bool = False) -> bytes:
     return "".join(writer.lines).encode()
 
 
+#: Models of every API pi-ai knows, and one of an API it does not (an embedder's own).
+MESSY_MODELS = (*MODELS,
+                ("fake", "openai-completions", "fake-model"),
+                ("azure", "azure-openai-responses", "gpt-5"),
+                ("openai-codex", "openai-codex-responses", "gpt-5.6-sol"),
+                ("mistral", "mistral-conversations", "mistral-large-latest"),
+                ("amazon-bedrock", "bedrock-converse-stream",
+                 "anthropic.claude-sonnet-4-5-20250929-v1:0"),
+                ("google-vertex", "google-vertex", "gemini-2.5-pro"),
+                ("radius", "pi-messages", "claude-sonnet-4-5"),
+                ("ollama", "ollama", "qwen3-coder:30b"))
+
+
+def _call_id(writer: _Writer, style: int, name: str, n: int) -> str:
+    """A tool-call id in one of the forms providers give: Anthropic's, the functions.<name>:<n>
+    of some OpenAI-compatible servers, the Responses call|item pair, a bare counter."""
+    count = writer.count
+    return (f"toolu_{count:06d}_{n}", f"functions.{name}:{n}",
+            f"call_{count:06d}{n}|fc_{count:06x}{n}", f"call_{n}")[style]
+
+
+def _messy_turn(writer: _Writer, model: tuple[str, str, str], context: int) -> int:
+    """A turn as real files have them: ids of every form, sometimes two calls of a turn
+    sharing one, sometimes a call left without its result (an orphan call)."""
+    provider, api, model_id = model
+    rng = writer.rng
+    writer.message({"role": "user", "content": [{"type": "text", "text": writer.words(5, 40)}]})
+    for step in range(rng.randint(0, 3) + 1):
+        last = step > 0 and rng.random() < 0.35
+        content: list[dict[str, Any]] = []
+        if rng.random() < 0.5:
+            content.append({"type": "thinking", "thinking": writer.words(5, 40),
+                            "thinkingSignature": writer.blob(40, 300)})
+        content.append({"type": "text", "text": writer.words(3, 30)})
+        style = rng.randrange(4)
+        names = [rng.choice(("read", "bash", "edit")) for _ in range(rng.randint(1, 3))]
+        calls = [] if last else [
+            {"type": "toolCall", "id": _call_id(writer, style, name, n), "name": name,
+             "arguments": {"path": f"src/{rng.choice(WORDS)}.py"}}
+            for n, name in enumerate(names)]
+        if len(calls) > 1 and rng.random() < 0.1:
+            calls[1]["id"] = calls[0]["id"]  # two calls of one turn, one id
+        content.extend(calls)
+        output = rng.randint(20, 600)
+        context += output + rng.randint(50, 300)
+        writer.message({"role": "assistant", "content": content, "api": api,
+                        "provider": provider, "model": model_id,
+                        "usage": _usage(context, output),
+                        "stopReason": "toolUse" if calls else "stop"})
+        for call in calls:
+            if rng.random() < 0.05:
+                continue  # an orphan call: its result never came
+            body = _file_body(writer)
+            context += len(body) // 4
+            writer.message({"role": "toolResult", "toolCallId": call["id"],
+                            "toolName": call["name"],
+                            "content": [{"type": "text", "text": body}],
+                            "isError": rng.random() < 0.05})
+        if not calls:
+            break
+    return context
+
+
+def messy_session(seed: int, entries: int) -> bytes:
+    """A long session with the shapes published files show: model changes across every API
+    pi-ai knows and one it does not, tool results whose call is nowhere (orphans), calls
+    without results, messages appended again under new ids (an embedder checkpointing its
+    history), tool-call ids of every form and duplicated within a turn; compactions every few
+    hundred entries keep the request a few hundred kilobytes."""
+    rng = random.Random(seed)
+    header = {"type": "session", "version": 3, "id": f"sess-messy-{seed}",
+              "timestamp": _iso(START_MS), "cwd": "/home/dev/project"}
+    writer = _Writer(rng, [json.dumps(header) + "\n"])
+    model = MESSY_MODELS[0]
+    writer.add("model_change", provider=model[0], modelId=model[2])
+    system = {"role": "system", "content": "You are a coding assistant.",
+              "sections": {"preamble": writer.words(20, 40)}, "toolsAdded": TOOLS}
+    writer.message(system)
+    context, since_compaction, kept = 2000, 0, writer.leaf
+    recent: list[str] = []  # the message lines of the last turns, for re-appending
+    while writer.count < entries:
+        before = len(writer.lines)
+        context = _messy_turn(writer, model, context)
+        recent = (recent + writer.lines[before:])[-8:]
+        roll = rng.random()
+        if roll < 0.12:
+            model = rng.choice(MESSY_MODELS)
+            writer.add("model_change", provider=model[0], modelId=model[2])
+        elif roll < 0.17:
+            writer.message({"role": "toolResult", "toolCallId": f"call_gone_{writer.count}",
+                            "toolName": "bash", "content": [{"type": "text", "text": "ok"}],
+                            "isError": False})
+        elif roll < 0.22:
+            for line in recent:  # the same messages again (timestamps too), under new ids
+                writer.add("message", message=json.loads(line)["message"])
+        since_compaction += len(writer.lines) - before
+        if since_compaction > rng.randint(250, 450):
+            writer.add("compaction", summary=writer.words(40, 120), firstKeptEntryId=kept,
+                       tokensBefore=context,
+                       systemMessage={**system, "timestamp": writer.clock})
+            context, since_compaction = 3000, 0
+        kept = writer.leaf
+    return "".join(writer.lines).encode()
+
+
 @dataclass(frozen=True)
 class Generator:
     """A named session generator and the version of what it writes."""
@@ -185,4 +290,8 @@ GENERATORS: dict[str, Generator] = {
     "branching-session": Generator(
         1, lambda seed, entries: coding_session(seed, entries, branchy=True),
         "the same with frequent branches back to earlier turns, each with a branch summary"),
+    "messy-session": Generator(
+        1, messy_session,
+        "orphan tool results and calls, re-appended messages, model changes across every API "
+        "(and an unknown one), tool-call ids of every form"),
 }

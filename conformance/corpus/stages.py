@@ -11,7 +11,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 SESSION_STAGES = ("entries", "branch", "context", "projection", "llm", "prompt", "stats")
-APIS = ("anthropic-messages", "openai-completions", "openai-responses", "google-generative-ai")
+#: Every API pi-ai 1.6.0 knows (``KnownApi``), the four most used first.
+APIS = ("anthropic-messages", "openai-completions", "openai-responses", "google-generative-ai",
+        "azure-openai-responses", "openai-codex-responses", "mistral-conversations",
+        "bedrock-converse-stream", "google-vertex", "pi-messages")
 REQUEST_PREFIX = "request."
 WIRE_PREFIX = "wire."
 REQUEST_STAGES = tuple(REQUEST_PREFIX + api for api in APIS)

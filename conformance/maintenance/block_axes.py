@@ -13,8 +13,6 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from conformance.corpus.stages import APIS
-
 #: Blocks of assistant turns; each cell of theirs has a stop reason and a replay.
 ASSISTANT_VARIANTS = (
     "text", "text-signature",
@@ -28,9 +26,14 @@ TOOL_RESULT_VARIANTS = ("tool-result-image", "tool-result-error", "tool-result-d
 USER_VARIANTS = ("image-user",)
 VARIANTS = ASSISTANT_VARIANTS + TOOL_RESULT_VARIANTS + USER_VARIANTS
 
-#: Short API names for case ids and narrow tables.
+#: Short API names for case ids and narrow tables; the matrix covers the APIs named here
+#: (``MATRIX_APIS``), in this order.
 API_SHORT = {"anthropic-messages": "anthropic", "openai-completions": "completions",
-             "openai-responses": "responses", "google-generative-ai": "google"}
+             "openai-responses": "responses", "google-generative-ai": "google",
+             "azure-openai-responses": "azure", "openai-codex-responses": "codex",
+             "mistral-conversations": "mistral", "bedrock-converse-stream": "bedrock",
+             "google-vertex": "vertex", "pi-messages": "pi-messages"}
+MATRIX_APIS = tuple(API_SHORT)
 STOP_REASONS = ("stop", "length", "toolUse", "error", "aborted")
 REPLAYS = ("same", "other")
 REASONING = ("off", "on")
@@ -70,7 +73,7 @@ def all_cells() -> list[Cell]:
     for variant in VARIANTS:
         turns = ([(NOT_APPLICABLE, NOT_APPLICABLE)] if variant in USER_VARIANTS
                  else [(stop, replay) for stop in STOP_REASONS for replay in REPLAYS])
-        for api in APIS:
+        for api in MATRIX_APIS:
             for stop, replay in turns:
                 if producible(variant, stop):
                     cells.extend(Cell(variant, api, stop, replay, reasoning)

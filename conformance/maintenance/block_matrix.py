@@ -20,9 +20,9 @@ from typing import Any
 
 from conformance.corpus.cases import Corpus
 from conformance.corpus.metadata import CaseMetadata
-from conformance.corpus.stages import APIS
 from conformance.maintenance.block_axes import (
     API_SHORT,
+    MATRIX_APIS,
     NO_TOOL_RESULTS_AFTER,
     REASONING,
     REPLAYS,
@@ -33,10 +33,19 @@ from conformance.maintenance.block_axes import (
 )
 
 AREA = "matrix"
-#: The "other model" of each target: another provider on another API.
+#: The "other model" of each target: another provider on another API; for the APIs that
+#: serve a family of models elsewhere, the family's own API (Claude on Bedrock after
+#: Anthropic's, Gemini on Vertex after Google's), and for the Responses APIs the OpenAI
+#: provider pi-ai lets them replay tool-call ids from (its *_TOOL_CALL_PROVIDERS).
 OTHER_API = {"anthropic-messages": "openai-responses", "openai-responses": "anthropic-messages",
              "openai-completions": "google-generative-ai",
-             "google-generative-ai": "openai-completions"}
+             "google-generative-ai": "openai-completions",
+             "azure-openai-responses": "openai-codex-responses",
+             "openai-codex-responses": "openai-responses",
+             "mistral-conversations": "anthropic-messages",
+             "bedrock-converse-stream": "anthropic-messages",
+             "google-vertex": "google-generative-ai",
+             "pi-messages": "openai-completions"}
 REASONING_LEVEL = "medium"
 #: openai-completions' catalog model is not a reasoning model; the matrix makes it one so
 #: that "reasoning on" reaches the request (reasoning_effort) instead of being clamped away.
@@ -88,6 +97,17 @@ API_CLAUSES: dict[str, tuple[str, ...]] = {
                          "code-requests/responses-tool-output"),
     "google-generative-ai": ("code-requests/google-parts",
                              "code-requests/google-function-response"),
+    "azure-openai-responses": ("code-requests/azure-responses-input",
+                               "code-requests/responses-function-call",
+                               "code-requests/responses-tool-output"),
+    "openai-codex-responses": ("code-requests/codex-developer-items",
+                               "code-requests/responses-function-call",
+                               "code-requests/responses-tool-output"),
+    "mistral-conversations": ("code-requests/mistral-tool-call-ids",),
+    "bedrock-converse-stream": ("code-requests/bedrock-cache-points",),
+    "google-vertex": ("code-requests/vertex-google-parts", "code-requests/google-parts",
+                      "code-requests/google-function-response"),
+    "pi-messages": ("code-requests/pi-messages-context",),
 }
 REASONING_CLAUSES = {
     "anthropic-messages": "code-requests/anthropic-thinking-param",
@@ -116,8 +136,18 @@ def _b64(text: str) -> str:
     return base64.b64encode(text.encode()).decode()
 
 
+#: The API whose stored forms (signatures, ids) an API shares: the Responses APIs store
+#: reasoning items and call|item ids as openai-responses does, Bedrock's Claude turns carry
+#: Anthropic's signatures, Vertex's Gemini turns Google's.
+FAMILY = {"azure-openai-responses": "openai-responses",
+          "openai-codex-responses": "openai-responses",
+          "bedrock-converse-stream": "anthropic-messages",
+          "google-vertex": "google-generative-ai"}
+
+
 def thinking_signature(api: str, n: int) -> str:
     """A signature as the API that wrote the turn stores it (Pi replays it verbatim)."""
+    api = FAMILY.get(api, api)
     if api == "openai-responses":
         return json.dumps({"type": "reasoning", "id": f"rs_matrix{n:03d}", "summary": [],
                            "encrypted_content": _b64(f"encrypted reasoning {n}")},
@@ -130,6 +160,7 @@ def thinking_signature(api: str, n: int) -> str:
 
 
 def text_signature(api: str, n: int) -> str:
+    api = FAMILY.get(api, api)
     if api == "openai-responses":
         return json.dumps({"v": 1, "id": f"msg_matrix{n:03d}", "phase": "final_answer"},
                           separators=(",", ":"))
@@ -139,10 +170,18 @@ def text_signature(api: str, n: int) -> str:
 
 
 def tool_call_id(api: str, n: int) -> str:
+    """A tool-call id of the form the API's provider gives (Mistral's are nine letters and
+    digits, Bedrock's tooluse_...)."""
     return {"anthropic-messages": f"toolu_matrix{n:03d}",
             "openai-responses": f"call_matrix{n:03d}|fc_matrix{n:03d}",
             "openai-completions": f"call_matrix{n:03d}",
-            "google-generative-ai": f"read_matrix{n:03d}"}[api]
+            "google-generative-ai": f"read_matrix{n:03d}",
+            "mistral-conversations": f"mtrx{n:05d}",
+            "bedrock-converse-stream": f"tooluse_matrix{n:03d}",
+            "pi-messages": f"call_matrix{n:03d}",
+            "azure-openai-responses": f"call_matrix{n:03d}|fc_matrix{n:03d}",
+            "openai-codex-responses": f"call_matrix{n:03d}|fc_matrix{n:03d}",
+            "google-vertex": f"read_matrix{n:03d}"}[api]
 
 
 def _tool_call(api: str, n: int, **extra: Any) -> dict[str, Any]:
@@ -334,7 +373,7 @@ def write_matrix(corpus: Corpus, overwrite: bool = False) -> list[Path]:
     """Write every matrix case the corpus lacks (or all, with ``overwrite``); the directories."""
     written = []
     for variant in VARIANTS:
-        for api in APIS:
+        for api in MATRIX_APIS:
             session = session_for(variant, api, corpus.models)
             for reasoning in REASONING:
                 slug = case_id(variant, api, reasoning).removeprefix(f"{AREA}.")

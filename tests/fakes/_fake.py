@@ -19,16 +19,17 @@ from typing import Any
 
 import orjson
 
+#: Every API pi-ai knows (written out, as an implementation would: fakes use no suite code).
+APIS = ("anthropic-messages", "openai-completions", "openai-responses", "google-generative-ai",
+        "azure-openai-responses", "openai-codex-responses", "mistral-conversations",
+        "bedrock-converse-stream", "google-vertex", "pi-messages")
 HELLO = {
     "protocol": 1,
     "implementation": {"name": "fake", "version": "0.0.0", "language": "python",
                        "homepage": "https://example.invalid/fake"},
     "capabilities": {"stages": ["entries", "branch", "context", "projection", "llm", "prompt",
-                                "stats", "request.anthropic-messages",
-                                "request.openai-completions", "request.openai-responses",
-                                "request.google-generative-ai", "wire.anthropic-messages",
-                                "wire.openai-completions", "wire.openai-responses",
-                                "wire.google-generative-ai"]},
+                                "stats", *(f"request.{api}" for api in APIS),
+                                *(f"wire.{api}" for api in APIS)]},
 }
 
 

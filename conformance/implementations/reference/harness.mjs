@@ -32,6 +32,8 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameS
 import nodeCrypto from "node:crypto";
 import { enableCompileCache, flushCompileCache, syncBuiltinESMExports } from "node:module";
 import { createServer } from "node:http";
+import net from "node:net";
+import zlib from "node:zlib";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -135,6 +137,38 @@ if (variation.clockOffset !== undefined) {
 
 // No network, ever: while pi-ai is called for a request or wire stage, every fetch goes to the
 // harness's own loopback server (wireRedirect), and this makes anything else fail loudly.
+// Not every SDK uses fetch (the AWS SDK sends with node:http, Google's auth library with
+// node-fetch, Codex opens a WebSocket), so below fetch, every TCP connection is checked too:
+// one to any host but the loopback is refused before its name is even looked up, and recorded,
+// and the provider call that caused it is an error of the harness (never a golden).
+const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
+const blockedConnections = [];
+const realConnect = net.Socket.prototype.connect;
+net.Socket.prototype.connect = function connect(...args) {
+	const first = Array.isArray(args[0]) ? args[0][0] : args[0];
+	const options = typeof first === "object" && first !== null ? first : { port: first, host: typeof args[1] === "string" ? args[1] : undefined };
+	if (!options.path) { // as Node decides: a path is a local socket, anything else TCP
+		const host = String(options.host ?? "localhost");
+		if (!LOOPBACK_HOSTS.has(host)) {
+			blockedConnections.push(`${host}:${options.port}`);
+			const error = new Error(`pi-conformance: blocked non-loopback connection to ${host}:${options.port}`);
+			process.nextTick(() => this.destroy(error));
+			return this;
+		}
+	}
+	return realConnect.apply(this, args);
+};
+
+// What pi-ai reads from the environment to choose an endpoint, a region, a proxy or
+// credentials (its getProviderEnvValue, the AWS SDK's config chain): a developer's own
+// settings must not change a golden, nor send it anywhere. The harness gives its own through
+// each API's stream options (API_OPTIONS) instead.
+for (const name of Object.keys(process.env)) {
+	if (/^(AWS_|AZURE_|GOOGLE_|GCLOUD_|GEMINI_|VERTEX_|MISTRAL_|RADIUS_|PI_CACHE_RETENTION$|(HTTPS?|ALL|NO)_PROXY$)/i.test(name)) {
+		delete process.env[name];
+	}
+}
+
 const realFetch = globalThis.fetch;
 let wireTarget = null; // the loopback origin every fetch goes to while pi-ai is called
 globalThis.fetch = (input, init) => {
@@ -165,6 +199,12 @@ const API_LOCATIONS = {
 	"openai-completions": [["dist/api/openai-completions.js", "streamSimple"], ["dist/providers/openai-completions.js", "streamSimpleOpenAICompletions"]],
 	"openai-responses": [["dist/api/openai-responses.js", "streamSimple"], ["dist/providers/openai-responses.js", "streamSimpleOpenAIResponses"]],
 	"google-generative-ai": [["dist/api/google-generative-ai.js", "streamSimple"], ["dist/providers/google.js", "streamSimpleGoogle"]],
+	"azure-openai-responses": [["dist/api/azure-openai-responses.js", "streamSimple"], ["dist/providers/azure-openai-responses.js", "streamSimpleAzureOpenAIResponses"]],
+	"openai-codex-responses": [["dist/api/openai-codex-responses.js", "streamSimple"], ["dist/providers/openai-codex-responses.js", "streamSimpleOpenAICodexResponses"]],
+	"mistral-conversations": [["dist/api/mistral-conversations.js", "streamSimple"], ["dist/providers/mistral.js", "streamSimpleMistral"]],
+	"bedrock-converse-stream": [["dist/api/bedrock-converse-stream.js", "streamSimple"], ["dist/providers/amazon-bedrock.js", "streamSimpleBedrock"]],
+	"google-vertex": [["dist/api/google-vertex.js", "streamSimple"], ["dist/providers/google-vertex.js", "streamSimpleGoogleVertex"]],
+	"pi-messages": [["dist/api/pi-messages.js", "streamSimple"]],
 };
 
 let sessionManager;
@@ -400,17 +440,24 @@ function statsStage(manager, getContext) {
 // The headers that carry meaning, as the server receives them (lower-case): the ones pi-ai
 // and the SDKs set on purpose to select an API version, a beta, a session or a client. An
 // allow-list, so that nothing unreviewed lands in a golden; everything else is left out:
-// secrets (x-api-key, authorization, x-goog-api-key), transport (host, content-length,
-// connection, accept, accept-encoding, accept-language, sec-fetch-mode, user-agent) and the
-// SDKs' own telemetry (x-stainless-*, x-goog-api-client). docs/stages.md lists the rule.
+// secrets and what is derived from them (x-api-key, api-key, authorization, x-goog-api-key,
+// chatgpt-account-id, SigV4's x-amz-date and x-amz-content-sha256, a hash of the body already
+// judged), transport (host, content-length, connection, accept, accept-encoding,
+// accept-language, sec-fetch-mode, user-agent) and the SDKs' own telemetry (x-stainless-*,
+// x-goog-api-client, x-amz-user-agent, amz-sdk-invocation-id, amz-sdk-request).
+// docs/stages.md lists the rule.
 const WIRE_HEADERS = [
 	"anthropic-beta",
 	"anthropic-dangerous-direct-browser-access",
 	"anthropic-version",
+	"content-encoding",
 	"content-type",
 	"copilot-vision-request",
 	"http-referer",
+	"openai-beta",
+	"originator",
 	"session-id",
+	"x-affinity",
 	"x-app",
 	"x-billing-invoke-origin",
 	"x-client-request-id",
@@ -423,6 +470,7 @@ const WIRE_HEADERS = [
 ];
 let wireServerReady = null;
 const wireRequests = [];
+let wireCaptured = null; // called once the server has a request: ends the call at once
 
 function wireRedirect(input, url) {
 	const target = new URL(url.pathname + url.search, wireTarget);
@@ -435,8 +483,13 @@ function wireServer() {
 			const chunks = [];
 			req.on("data", (chunk) => chunks.push(chunk));
 			req.on("end", () => {
-				wireRequests.push({ method: req.method, path: req.url, headers: req.headers, raw: Buffer.concat(chunks).toString("utf8") });
+				wireRequests.push({ method: req.method, path: req.url, headers: req.headers, raw: decoded(Buffer.concat(chunks), req.headers["content-encoding"]) });
+				wireCaptured?.();
 				const body = JSON.stringify({ error: { type: "invalid_request_error", code: 400, message: "pi-conformance: request captured" } });
+				// No Date header: the AWS SDK compares it with its clock, which a variation
+				// shifts (PI_CONFORMANCE_CLOCK_OFFSET), takes the difference for clock skew
+				// and retries, 90 ms a call, after sending the same request again.
+				res.sendDate = false;
 				res.writeHead(400, { "content-type": "application/json" });
 				res.end(body);
 			});
@@ -455,6 +508,17 @@ function wireServer() {
 	return wireServerReady;
 }
 
+/** The body as sent before its content encoding (Codex compresses its JSON with zstd): the
+ * golden keeps the JSON and the content-encoding header, so both are judged. */
+function decoded(bytes, encoding) {
+	const decode = { zstd: zlib.zstdDecompressSync, gzip: zlib.gunzipSync, deflate: zlib.inflateSync, br: zlib.brotliDecompressSync }[encoding];
+	try {
+		return (decode ? decode(bytes) : bytes).toString("utf8");
+	} catch (error) {
+		return `pi-conformance: the body could not be decoded as ${encoding}: ${error.message}`;
+	}
+}
+
 function wireRecord(received) {
 	const headers = Object.fromEntries(
 		Object.entries(received.headers).filter(([name]) => WIRE_HEADERS.includes(name)).sort(([a], [b]) => (a < b ? -1 : 1)),
@@ -470,6 +534,68 @@ function wireRecord(received) {
 	return { method: received.method, path: received.path, headers, body };
 }
 
+// ---- the credentials and routing each API needs, all fake and all on the loopback ----
+//
+// Every API gets `apiKey` ("sk-test-key" unless options.request says otherwise) and the
+// session id, as a port is told to (docs/protocol.md). Where pi-ai needs more, or other, to
+// build and send a request, it is given here; every value is a fake of the right form, and
+// what it turns into on the wire (authorization, x-api-key, api-key, x-goog-api-key, SigV4's
+// signature and date, Codex's account id) is left out of the golden by WIRE_HEADERS.
+//
+// * openai-codex-responses: the key is a ChatGPT account token, a JWT whose payload names
+//   the account (pi-ai reads it for the chatgpt-account-id header); and the SSE transport,
+//   because the default ("auto") opens a WebSocket first, which is not an HTTP request a
+//   wire golden can hold (its frame carries the same body, uncompressed).
+// * bedrock-converse-stream: no key (a key would be a Bedrock bearer token), but AWS access
+//   keys and a region in the environment for the call (where every release reads them, and
+//   the AWS SDK too), so the SDK signs with SigV4 as for most users; the AWS SDK sends with
+//   node:http, not fetch, so its endpoint is pointed at the loopback server by the SDK's own
+//   AWS_ENDPOINT_URL_BEDROCK_RUNTIME (the model, and so the path and body, unchanged), over
+//   HTTP/1.1 (AWS_BEDROCK_FORCE_HTTP1), and the EC2 metadata service is never asked.
+// * google-vertex: the key, so pi-ai uses Vertex's API-key mode; the ADC mode (project and
+//   location, an OAuth token) would need Google's token service, and differs only in the
+//   path (projects/<p>/locations/<l>/...) and the authorization header.
+const FAKE_CODEX_TOKEN = fakeJwt({ "https://api.openai.com/auth": { chatgpt_account_id: "00000000-0000-4000-8000-000000000000" } });
+// Each entry: (options.request, the loopback origin) -> {options: stream options, env: the
+// environment variables set for the call only}.
+const API_OPTIONS = {
+	"openai-codex-responses": (request) => ({ options: { apiKey: request.apiKey ?? FAKE_CODEX_TOKEN, transport: "sse" } }),
+	"bedrock-converse-stream": (request, origin) => ({
+		options: { apiKey: request.apiKey },
+		env: {
+			AWS_ACCESS_KEY_ID: "AKIAIOSFODNN7EXAMPLE",
+			AWS_SECRET_ACCESS_KEY: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+			AWS_REGION: "us-east-1",
+			AWS_BEDROCK_FORCE_HTTP1: "1",
+			AWS_EC2_METADATA_DISABLED: "true",
+			AWS_ENDPOINT_URL_BEDROCK_RUNTIME: origin,
+		},
+	}),
+};
+
+/** A JWT of the usual form (header, payload, signature), signed by nobody. */
+function fakeJwt(payload) {
+	const part = (value) => Buffer.from(typeof value === "string" ? value : JSON.stringify(value)).toString("base64url");
+	return `${part({ alg: "RS256", typ: "JWT" })}.${part(payload)}.${part("pi-conformance: not a signature")}`;
+}
+
+/** The payload as JSON. An SDK's parameters may hold bytes (Bedrock's image `source.bytes`
+ * is a Uint8Array), which JSON.stringify would write as an object keyed by index: they are
+ * written in base64, as the SDK sends them. And they may hold the call's abort signal
+ * (Google's `config.abortSignal`), which is the harness's, not the request's, and never sent:
+ * left out, as if no signal had been given. Only here: no other stage holds either, and a
+ * replacer slows every JSON.stringify. */
+function plainPayload(params) {
+	if (params === undefined) return null;
+	return JSON.parse(JSON.stringify(params, (key, value) => {
+		if (value instanceof AbortSignal) return undefined;
+		return ArrayBuffer.isView(value) ? Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString("base64") : value;
+	}));
+}
+
+/** A failure of the harness itself: the case's answer is an error, never a golden. */
+class HarnessError extends Error {}
+
 // ---- request.<api> and wire.<api>: one call of pi-ai's streamSimple gives both ----
 //
 // The payload as onPayload sees it (request.<api>) and the HTTP request as it goes out
@@ -483,21 +609,40 @@ async function providerCall(api, llmMessages, request) {
 		: { messages: llmMessages };
 	wireTarget = await wireServer();
 	wireRequests.length = 0;
+	blockedConnections.length = 0;
 	let payload;
 	let final;
+	const { options: apiOptions = {}, env = {} } = API_OPTIONS[api]?.(request, wireTarget) ?? {};
+	Object.assign(process.env, env);
+	// Once the server has the request, the call is aborted: whatever a release or an SDK
+	// would do next (retry after a delay, fall back to another transport) never happens, and
+	// no second request comes. maxRetries: 0 is not enough: 0.73.1's Codex retries every
+	// error three times, after 1, 2 and 4 seconds.
+	const abort = new AbortController();
+	wireCaptured = () => abort.abort();
 	try {
 		const stream = apis[api](request.model, context, {
 			apiKey: request.apiKey ?? "sk-test-key",
 			sessionId: request.sessionId ?? "sess-fixed",
 			maxRetries: 0,
+			signal: abort.signal,
+			...apiOptions,
 			...(request.reasoning ? { reasoning: request.reasoning } : {}),
 			onPayload: (params) => {
-				payload = plain(params);
+				payload = plainPayload(params);
 			},
 		});
 		final = await stream.result();
 	} finally {
 		wireTarget = null;
+		wireCaptured = null;
+		for (const name of Object.keys(env)) delete process.env[name];
+	}
+	if (wireRequests.length > 1) {
+		throw new HarnessError(`${api}: pi-ai sent ${wireRequests.length} requests for one call (${wireRequests.map((r) => `${r.method} ${r.path}`).join(", ")}); the loopback server answers so that nothing is retried, and a golden holds one request`);
+	}
+	if (blockedConnections.length > 0) {
+		throw new HarnessError(`${api}: pi-ai tried to reach ${blockedConnections.join(", ")} instead of the loopback server; nothing was sent, and the harness must route this API (API_OPTIONS)`);
 	}
 	return {
 		request: payload === undefined
@@ -566,6 +711,7 @@ async function runCase(message) {
 					});
 					result = (await calls[api])[kind];
 				} catch (error) {
+					if (error instanceof HarnessError) throw error;
 					result = rejected(error);
 				}
 			}

@@ -8,9 +8,16 @@ the golden ``llm`` messages of each case in the run request's ``inputs``, and pi
 answers what it really implements:
 
 * ``prompt``: ``get_current_system_message`` / ``get_current_system_prompt``;
-* ``request.<api>``: the payload its ``stream_simple`` hands to ``on_payload``;
+* ``request.<api>``: the payload its ``stream_simple`` hands to ``on_payload``, for each of
+  the ten APIs pi-ai knows (pi-ai-python has a module for every one);
 * ``wire.<api>``: the HTTP request ``stream_simple`` sends, caught by the transport of the
-  ``http_client`` it is given (pi-ai-python's own option), which answers 400.
+  ``http_client`` it is given (pi-ai-python's own option), which answers 400. Not for
+  Bedrock: pi-ai-python sends Bedrock's request with boto3 (an optional extra, not
+  installed), which never goes through that client.
+
+Credentials are fakes of the form each API reads, as the reference harness gives (Codex's
+account token is a JWT); Codex is asked for its SSE transport, since its default opens a
+WebSocket, which no http_client catches.
 
 Nothing here computes an answer: messages are decoded with pi-ai-python's own
 ``serialization`` module and its outputs encoded back with it.
@@ -21,6 +28,7 @@ Usage: python adapter.py
 from __future__ import annotations
 
 import asyncio
+import base64
 import importlib
 import json
 import sys
@@ -37,16 +45,39 @@ API_MODULES = {
     "openai-completions": "pi_ai.api.openai_completions",
     "openai-responses": "pi_ai.api.openai_responses",
     "google-generative-ai": "pi_ai.api.google_generative_ai",
+    "azure-openai-responses": "pi_ai.api.azure_openai_responses",
+    "openai-codex-responses": "pi_ai.api.openai_codex_responses",
+    "mistral-conversations": "pi_ai.api.mistral_conversations",
+    "bedrock-converse-stream": "pi_ai.api.bedrock_converse_stream",
+    "google-vertex": "pi_ai.api.google_vertex",
+    "pi-messages": "pi_ai.api.pi_messages",
 }
+#: APIs whose request goes out through boto3, not the http_client this adapter catches.
+NO_WIRE = frozenset({"bedrock-converse-stream"})
 STAGES = ["prompt", *(f"request.{api}" for api in API_MODULES),
-          *(f"wire.{api}" for api in API_MODULES)]
+          *(f"wire.{api}" for api in API_MODULES if api not in NO_WIRE)]
 #: The headers a wire golden keeps (docs/stages.md, WIRE_HEADERS in the reference harness).
 WIRE_HEADERS = frozenset({
     "anthropic-beta", "anthropic-dangerous-direct-browser-access", "anthropic-version",
-    "content-type", "copilot-vision-request", "http-referer", "session-id", "x-app",
-    "x-billing-invoke-origin", "x-client-request-id", "x-opencode-client", "x-opencode-session",
+    "content-encoding", "content-type", "copilot-vision-request", "http-referer", "openai-beta",
+    "originator", "session-id", "x-affinity", "x-app", "x-billing-invoke-origin",
+    "x-client-request-id", "x-opencode-client", "x-opencode-session",
     "x-openrouter-categories", "x-openrouter-title", "x-session-affinity", "x-session-id",
 })
+
+
+def _fake_jwt(payload: dict[str, Any]) -> str:
+    """A JWT of the usual form (header, payload, signature), signed by nobody."""
+    def part(value: Any) -> str:
+        raw = value if isinstance(value, bytes) else json.dumps(value).encode()
+        return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+    return ".".join((part({"alg": "RS256", "typ": "JWT"}), part(payload),
+                     part(b"pi-conformance: not a signature")))
+
+
+#: Codex reads the ChatGPT account id from its token (the reference harness's fake, too).
+FAKE_CODEX_TOKEN = _fake_jwt({"https://api.openai.com/auth": {
+    "chatgpt_account_id": "00000000-0000-4000-8000-000000000000"}})
 
 
 def prompt_stage(messages: list[Any]) -> dict[str, Any]:
@@ -80,7 +111,7 @@ async def request_stage(api: str, messages: list[Any], options: dict[str, Any]) 
         captured.append(json.loads(json.dumps(to_json_value(params))))
         raise Captured()
 
-    stream_options = {**stream_options_for(options), "on_payload": on_payload}
+    stream_options = {**stream_options_for(api, options), "on_payload": on_payload}
     context = normalize_context({"messages": messages})
     try:
         stream = module.stream_simple(model_from_dict(model_data), context, stream_options)
@@ -97,12 +128,15 @@ async def request_stage(api: str, messages: list[Any], options: dict[str, Any]) 
     return {"rejected": {"message": reason}}
 
 
-def stream_options_for(options: dict[str, Any]) -> dict[str, Any]:
+def stream_options_for(api: str, options: dict[str, Any]) -> dict[str, Any]:
+    codex = api == "openai-codex-responses"
     stream_options: dict[str, Any] = {
-        "api_key": options.get("apiKey", "sk-test-key"),
+        "api_key": options.get("apiKey", FAKE_CODEX_TOKEN if codex else "sk-test-key"),
         "session_id": options.get("sessionId", "sess-fixed"),
         "max_retries": 0,
     }
+    if codex:
+        stream_options["transport"] = "sse"
     if options.get("reasoning"):
         stream_options["reasoning"] = options["reasoning"]
     return stream_options
@@ -139,7 +173,7 @@ async def wire_stage(api: str, messages: list[Any], options: dict[str, Any]) -> 
             "type": "invalid_request_error", "message": "pi-conformance: request captured"}})
 
     client = httpx.AsyncClient(transport=httpx.MockTransport(answer))
-    stream_options = {**stream_options_for(options), "http_client": client}
+    stream_options = {**stream_options_for(api, options), "http_client": client}
     final = None
     try:
         stream = module.stream_simple(model_from_dict(model_data),
@@ -176,7 +210,7 @@ def run(request: dict[str, Any]) -> dict[str, Any]:
                 results[stage] = {"rejected": {"message": f"{type(exc).__name__}: {exc}"}}
         elif stage.startswith("request.") and stage[8:] in API_MODULES:
             results[stage] = asyncio.run(request_stage(stage[8:], messages, options))
-        elif stage.startswith("wire.") and stage[5:] in API_MODULES:
+        elif stage.startswith("wire.") and stage[5:] in API_MODULES and stage[5:] not in NO_WIRE:
             results[stage] = asyncio.run(wire_stage(stage[5:], messages, options))
         else:
             results[stage] = {"skipped": f"pi-ai-python does not implement {stage}"}
