@@ -15,11 +15,14 @@ from click.testing import CliRunner
 from helpers import RunRequest, execute, settled, sigint_as_default
 
 from conformance.cli.main import main
+from conformance.corpus.stages import DEFAULT_STAGES
 from conformance.judging.comparison import Difference
 from conformance.judging.results import StageResult
 from conformance.reporting import stream as reports
 from conformance.reporting.model import CorpusIdentity, RunScope
 from conformance.reporting.stream import read_report
+
+STAGES = len(DEFAULT_STAGES)  # a case's stages, every API's included
 
 
 def writer(stream) -> reports.ReportWriter:
@@ -40,7 +43,7 @@ def test_a_deeply_nested_answer_keeps_its_result_and_the_worker(corpus, fake, tm
     outcome = execute(RunRequest(corpus=corpus, report_path=path, impl_spec=fake(
         "deep", "--on", "small.alpha", "--depth", str(depth))))
     report = read_report(path)
-    assert len(report.results) == len(outcome.report.results) == 60  # nothing dropped
+    assert len(report.results) == len(outcome.report.results) == 4 * STAGES  # none lost
     assert not [r for r in report.results if r.error_kind == "not-run"]  # the worker lived
     deep = next(r for r in report.results if (r.case, r.stage) == ("small.alpha", "context"))
     if status is not None:
@@ -179,7 +182,7 @@ def test_an_implementation_that_says_too_much_gets_a_bounded_report(corpus, fake
     path = tmp_path / "bulky.jsonl"
     outcome = execute(RunRequest(corpus=corpus, report_path=path, impl_spec=fake(
         "bulky", "--megabytes", "0.2"), cases=("small.alpha",)))
-    assert len(outcome.report.results) == 15
+    assert len(outcome.report.results) == STAGES
     for raw in path.read_bytes().splitlines():
         assert len(raw) < 4 * reports.MAX_VALUE_BYTES  # 200 KB said, a few KB written
     values = [d.actual for r in outcome.report.results for d in r.differences
