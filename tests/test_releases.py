@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from conformance.cli.main import main
 from conformance.errors import ConformanceError
 from conformance.implementations.known import KNOWN, lookup, release_spec
-from conformance.implementations.known.releases import NpmRelease
+from conformance.implementations.known.releases import NpmRelease, registry_releases
 
 
 def test_a_release_not_wired_by_hand_is_found_by_its_version():
@@ -42,6 +42,19 @@ def test_anything_else_is_refused_with_the_forms_it_takes(bad: str):
     if "@" not in bad:
         with pytest.raises(ConformanceError, match=r"any release X\.Y\.Z of the line"):
             lookup(f"pi@{bad}")
+
+
+def test_a_release_older_than_the_version_3_session_format_is_refused_naming_the_first():
+    with pytest.raises(ConformanceError, match=r"version-2 sessions.*pi-mariozechner@0\.37\.2"):
+        lookup("pi-mariozechner@0.32.3")
+    assert lookup("pi-mariozechner@0.37.2") is not None
+
+
+def test_the_releases_listed_are_those_that_read_version_3_sessions(fake_npm: Path):
+    assert registry_releases("pi-mariozechner") == [
+        "pi-mariozechner@1.6.0", "pi-mariozechner@0.74.0", "pi-mariozechner@0.73.1",
+        "pi-mariozechner@0.37.2"]
+    assert registry_releases("pi") == ["pi@1.6.0", "pi@0.74.0"]
 
 
 def test_the_first_install_writes_the_lockfile_and_a_reinstall_uses_it(fake_npm: Path):

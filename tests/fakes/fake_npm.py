@@ -10,6 +10,9 @@ from pathlib import Path
 
 with open(os.environ["FAKE_NPM_CALLS"], "a") as calls:
     calls.write(json.dumps(sys.argv) + "\n")
+if sys.argv[1:2] == ["view"]:  # npm view PACKAGE versions --json: a line's releases
+    print(json.dumps(["0.30.2", "0.32.3", "0.37.2", "0.73.1", "0.74.0-rc.1", "0.74.0", "1.6.0"]))
+    sys.exit(0)
 if sys.argv[1:2] == ["install"]:  # npm install writes the lockfile it resolved
     (Path.cwd() / "package-lock.json").write_text('{"lockfileVersion": 3}\n')
 modules = Path.cwd() / "node_modules"

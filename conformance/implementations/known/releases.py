@@ -34,6 +34,10 @@ from conformance.implementations.known.install import (
 
 #: Each line of releases: its package scope. The harness is told the scope.
 LINES = {"pi": "@earendil-works", "pi-mariozechner": "@mariozechner"}
+#: The oldest release of each line that reads the corpus's sessions (version 3): the first
+#: of ``@earendil-works``, and the first ``@mariozechner`` release whose
+#: ``CURRENT_SESSION_VERSION`` is 3 (0.32.3, the one before, writes version 2).
+OLDEST = {"pi": "0.74.0", "pi-mariozechner": "0.37.2"}
 #: The Node 22 every release runs on (the reference's own: reference/package.json).
 NODE_VERSION = "22.23.3"
 _VERSION = re.compile(r"\d{1,4}\.\d{1,4}\.\d{1,4}")
@@ -41,6 +45,14 @@ _VERSION = re.compile(r"\d{1,4}\.\d{1,4}\.\d{1,4}")
 
 def is_release_version(version: str) -> bool:
     return _VERSION.fullmatch(version) is not None
+
+
+def too_old(line: str, version: str) -> str | None:
+    """Why a release of ``line`` cannot be judged on the corpus, or None."""
+    if _key(version) >= _key(OLDEST[line]):
+        return None
+    return (f"{line}@{version} writes version-2 sessions and predates the version-3 format "
+            f"of the corpus: the oldest release that reads it is {line}@{OLDEST[line]}")
 
 
 @dataclass(frozen=True)
@@ -107,9 +119,9 @@ class NpmRelease:
         return Installed(prefix, time.perf_counter() - started)
 
 
-def registry_releases(line: str, oldest: str = "0.74.0") -> list[str]:
+def registry_releases(line: str, oldest: str | None = None) -> list[str]:
     """``line@X.Y.Z`` for every release of ``line`` on the npm registry from ``oldest`` on
-    (for ``pi``, 0.74.0: the first of ``@earendil-works``), newest first."""
+    (default: the oldest that reads version-3 sessions, ``OLDEST``), newest first."""
     npm = find_npm(line)
     package = f"{LINES[line]}/pi-coding-agent"
     try:
@@ -118,7 +130,7 @@ def registry_releases(line: str, oldest: str = "0.74.0") -> list[str]:
         versions = json.loads(done.stdout)
     except (OSError, subprocess.SubprocessError, ValueError) as exc:
         raise AdapterInstallError(f"cannot list the releases of {package}: {exc}") from None
-    floor = _key(oldest)
+    floor = _key(oldest or OLDEST[line])
     kept = [v for v in versions if is_release_version(v) and _key(v) >= floor]
     return [f"{line}@{v}" for v in sorted(kept, key=_key, reverse=True)]
 
@@ -127,4 +139,5 @@ def _key(version: str) -> tuple[int, ...]:
     return tuple(int(part) for part in version.split("."))
 
 
-__all__ = ["LINES", "NpmRelease", "is_release_version", "registry_releases"]
+__all__ = ["LINES", "OLDEST", "NpmRelease", "is_release_version", "registry_releases",
+           "too_old"]
