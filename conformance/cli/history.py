@@ -47,6 +47,7 @@ def _run_releases(impls: tuple[str, ...], out_dir: Path, timeout: float,
     from conformance.execution.matrix import run_matrix, select_entries
     from conformance.execution.plan import Limits, RunPlan
     from conformance.implementations.known.releases import registry_releases
+    from conformance.reporting.closest_release import closest_releases
     from conformance.reporting.drift import drift_data, without_lines, write_drift
     from conformance.reporting.matrix import PI_RELEASES, matrix_data, write_matrix
 
@@ -59,7 +60,8 @@ def _run_releases(impls: tuple[str, ...], out_dir: Path, timeout: float,
     columns = run_matrix(corpus, entries, out_dir, RunPlan("", limits=Limits(timeout=timeout)),
                          on_start=lambda e: stderr().print(styled("bold", f"{e.spec}:"),
                                                            e.summary))
-    written = write_matrix(matrix_data(corpus, columns, list(corpus.cases)), out_dir)
+    written = write_matrix(matrix_data(corpus, columns, list(corpus.cases),
+                                       closest=closest_releases(corpus, columns)), out_dir)
     drift = drift_data(corpus, columns)
     written += write_drift(drift, out_dir)
     return without_lines(drift), written
