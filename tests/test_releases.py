@@ -57,6 +57,31 @@ def test_the_releases_listed_are_those_that_read_version_3_sessions(fake_npm: Pa
     assert registry_releases("pi") == ["pi@1.6.0", "pi@0.74.0"]
 
 
+def test_a_release_runs_with_the_siblings_it_was_published_with(fake_npm: Path):
+    """Releases before 1.x ask for pi-ai and the rest of their line by caret ranges, so a
+    plain install of pi@0.79.3 ran pi-ai 0.79.10. Each sibling is pinned (npm overrides) to
+    its newest version not after the release's own that the range admits."""
+    result = CliRunner().invoke(main, ["reference", "install", "--version", "0.79.3"])
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((NpmRelease("pi", "0.79.3").prefix / "package.json").read_text())
+    assert manifest["overrides"] == {"@earendil-works/pi-ai": "0.79.3",
+                                     "@earendil-works/pi-tui": "0.79.2"}
+
+
+def test_an_install_made_before_siblings_were_pinned_is_resolved_again(fake_npm: Path):
+    release = NpmRelease("pi", "0.79.3")
+    release.prefix.mkdir(parents=True)
+    (release.prefix / "package-lock.json").write_text('{"floated": true}\n')
+    (release.prefix / ".installed").write_text("0.79.3\n")
+    release.node.parent.mkdir(parents=True)
+    release.node.write_text("")
+    assert not release.is_installed()
+    release.install()
+    commands = [json.loads(line)[1] for line in fake_npm.read_text().splitlines()]
+    assert commands[-1] == "install"  # resolved anew, not npm ci from the floated lock
+    assert release.is_installed()
+
+
 def test_the_first_install_writes_the_lockfile_and_a_reinstall_uses_it(fake_npm: Path):
     result = CliRunner().invoke(main, ["reference", "install", "--version", "1.3.0"])
     assert result.exit_code == 0, result.output
@@ -68,7 +93,11 @@ def test_the_first_install_writes_the_lockfile_and_a_reinstall_uses_it(fake_npm:
     again = CliRunner().invoke(main, ["reference", "install", "--version", "1.3.0", "--force"])
     assert again.exit_code == 0, again.output
     commands = [json.loads(line)[1] for line in fake_npm.read_text().splitlines()]
-    assert commands == ["install", "ci"]  # resolved once, then reinstalled from that lock
+    # resolved once (the registry asked for the siblings' versions then), then reinstalled
+    # from that lock
+    assert [c for c in commands if c != "view"] == ["install", "ci"]
+    assert commands.index("install") > commands.index("view") and commands[-1] == "ci"
+    assert commands.count("view") == len(commands) - 2
     assert (prefix / "package-lock.json").read_bytes() == lock
 
 
