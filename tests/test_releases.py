@@ -147,7 +147,10 @@ def test_answers_are_kept_by_what_determines_them(tmp_path: Path):
               cache.key("plain", b"session", ["entries"], {"cwd": "/y"}),
               cache.key("volatile", b"session", ["entries"], {"cwd": "/x"}),
               AnswerCache("pi@1.4.0", tmp_path).key("plain", b"session", ["entries"],
-                                                    {"cwd": "/x"})}
-    assert key not in others and len(others) == 5
+                                                    {"cwd": "/x"}),
+              # the same release installed with other packages (a sibling that floated)
+              AnswerCache("pi@1.3.0", tmp_path, installed="pi-ai@1.3.1").key(
+                  "plain", b"session", ["entries"], {"cwd": "/x"})}
+    assert key not in others and len(others) == 6
     (tmp_path / f"{key}.json").write_text("{broken")
     assert cache.get(key) is None  # a damaged entry is asked again, not trusted

@@ -97,14 +97,15 @@ def release_goldens(spec: str, corpus: Corpus, plan: RunPlan) -> ReleaseJudging:
     entry = _release(spec)
     assert entry is not None, "the pinned release judges with the corpus's goldens"
     goldens = ReferenceGoldens(stage_timeout=plan.limits.timeout, hint=plan.hint,
-                               release=lambda variation: known_implementation(entry, variation),
-                               cache=AnswerCache(entry.spec))
+                               release=lambda variation: known_implementation(entry, variation))
     try:
         goldens.start()
     except BaseException:
         goldens.close()
         raise
     versions = " ".join(f"{k}@{v}" for k, v in sorted(goldens.versions.items()))
+    # Kept by what the release runs with too: a reinstall that pins other packages asks anew.
+    goldens.cache = AnswerCache(entry.spec, installed=versions)
     identity = replace(corpus_identity(corpus),
                        reference=(f"judged against {entry.spec}: {versions}",))
     return ReleaseJudging(entry.spec, goldens, identity)

@@ -1,7 +1,8 @@
 """A Pi release's answers kept on disk, for ``run --against``: asked once, reused after.
 
-An answer is determined by the release (its spec), the session bytes, the stages asked, the
-run options and the harness (its sha256: a changed harness asks again); it is kept under
+An answer is determined by the release (its spec, and the package versions installed for it:
+an install resolved anew asks again), the session bytes, the stages asked, the run options
+and the harness (its sha256: a changed harness asks again); it is kept under
 ``<cache>/answers/<release>/`` by the digest of all of these, one JSON file each, written
 whole (``files.replace_file``). Only corpus sessions are asked this way: a user's own
 session files (``compare``) are never kept on disk. A cache that cannot be read or written is
@@ -24,8 +25,10 @@ from conformance.implementations.reference import HARNESS
 class AnswerCache:
     """Answers of one release, by what determines them; counts what it had and what not."""
 
-    def __init__(self, release: str, directory: Path | None = None):
+    def __init__(self, release: str, directory: Path | None = None, installed: str = ""):
+        """``installed``: the package versions the release runs with, as its hello says."""
         self.release = release
+        self.installed = installed
         self.directory = directory or cache_root() / "answers" / release.replace("/", "_")
         self.harness = hashlib.sha256(HARNESS.read_bytes()).hexdigest()
         self.hits = 0
@@ -33,8 +36,8 @@ class AnswerCache:
 
     def key(self, kind: str, session: bytes, stages: Sequence[str],
             options: Mapping[str, Any]) -> str:
-        digest = hashlib.sha256(jsonio.canonical([kind, self.release, self.harness,
-                                                  list(stages), dict(options)]))
+        digest = hashlib.sha256(jsonio.canonical([kind, self.release, self.installed,
+                                                  self.harness, list(stages), dict(options)]))
         digest.update(session)
         return digest.hexdigest()
 
