@@ -154,3 +154,21 @@ def test_answers_are_kept_by_what_determines_them(tmp_path: Path):
     assert key not in others and len(others) == 6
     (tmp_path / f"{key}.json").write_text("{broken")
     assert cache.get(key) is None  # a damaged entry is asked again, not trusted
+
+
+def test_a_kept_answer_is_verified_by_its_provenance_before_it_is_used(tmp_path: Path):
+    """Like a shipped golden, a kept answer says what wrote it (release, packages, harness,
+    the key of its input); one that says otherwise is asked again, and counted."""
+    from conformance.execution.answer_cache import AnswerCache
+
+    cache = AnswerCache("pi@1.3.0", tmp_path, installed="pi-ai@1.3.0")
+    key = cache.key("plain", b"session", ["entries"], {})
+    cache.put(key, {"entries": {"output": []}})
+    stored = json.loads((tmp_path / f"{key}.json").read_text())
+    assert stored["provenance"] == {"release": "pi@1.3.0", "installed": "pi-ai@1.3.0",
+                                    "harness_sha256": cache.harness, "key": key}
+    other = AnswerCache("pi@1.3.0", tmp_path, installed="pi-ai@1.3.1")
+    (tmp_path / f"{key}.json").write_text(json.dumps({**stored, "provenance": {
+        **stored["provenance"], "installed": "pi-ai@1.3.1"}}))
+    assert cache.get(key) is None and cache.rejected == 1
+    assert other.key("plain", b"session", ["entries"], {}) != key  # it never asks for it

@@ -80,8 +80,10 @@ class ReleaseJudging:
         if cache.misses == 0:
             return (f"goldens for {self.spec}: cached ({cache.hits} answers, "
                     f"{cache.directory})")
+        rejected = (f", {cache.rejected} kept answer(s) failed their provenance check"
+                    if cache.rejected else "")
         return (f"goldens for {self.spec}: built in {self.goldens.built_seconds:.2f} s "
-                f"({cache.misses} asked now, {cache.hits} from the cache; kept in "
+                f"({cache.misses} asked now{rejected}, {cache.hits} from the cache; kept in "
                 f"{cache.directory})")
 
     def close(self) -> None:
