@@ -29,8 +29,10 @@ from conformance.cli.options import (
 from conformance.errors import ConformanceError
 
 if TYPE_CHECKING:
+    from conformance.execution.against import ReleaseJudging
     from conformance.execution.executor import Execution
     from conformance.execution.plan import RunPlan
+    from conformance.implementations.protocol import Hello
     from conformance.judging.results import StageResult
 
 
@@ -49,6 +51,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help=f"{TIMEOUT_HELP} (default {DEFAULT_TIMEOUT:g})")
     group.addoption("--pi-report", metavar="FILE", default=None,
                     help="Also write the canonical JSON-lines report here.")
+    group.addoption("--pi-against", metavar="RELEASE", default=None,
+                    help="Judge with this Pi release's answers (pi@1.3.0; default: the "
+                         "release the implementation's hello targets, if any; reference: "
+                         "the pinned one), built on first use, then cached.")
 
 
 def plan_of(config: pytest.Config) -> RunPlan:
@@ -62,7 +68,8 @@ def plan_of(config: pytest.Config) -> RunPlan:
                              stages=tuple(config.getoption("pi_stage"))),
                    Limits(timeout=config.getoption("pi_timeout")),
                    baseline=Path(baseline) if baseline else None,
-                   report=Path(report) if report else None)
+                   report=Path(report) if report else None,
+                   against=config.getoption("pi_against"))
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -83,6 +90,7 @@ class PiConformance:
 
     def __init__(self, config: pytest.Config):
         from conformance.corpus.cases import Corpus
+        from conformance.execution.against import judged_release
         from conformance.judging.baseline import Baseline
 
         self.config = config
@@ -93,6 +101,7 @@ class PiConformance:
             self.corpus = Corpus(Path(corpus_path) if corpus_path else None)
             self.baseline = Baseline.load(self.plan.baseline) if self.plan.baseline else None
             self.cases = self.corpus.select(self.plan.selection.cases)
+            judged_release(self.plan.against, None)  # a bad --pi-against: said at once
         except ConformanceError as exc:
             raise pytest.UsageError(f"pi-conformance: {exc.describe()}") from None
         self.stages: tuple[str, ...] = self.plan.selection.stages
@@ -102,6 +111,7 @@ class PiConformance:
         self.wanted: dict[str, list[str]] = {}
         self.streaming = contextlib.ExitStack()
         self.run: Execution | None = None
+        self.judging: ReleaseJudging | None = None  # a release judged against, if any
 
     # Collection: items for the corpus, added to whatever pytest collected from files.
 
@@ -143,18 +153,36 @@ class PiConformance:
                 implementation.stages_hint = self.plan.hint
                 self.implementation = implementation
                 implementation.start()
+                self._judge_against(implementation.hello)
                 path = self.plan.report or Path(os.devnull)
                 path.parent.mkdir(parents=True, exist_ok=True)
                 stream = self.streaming.enter_context(path.open("wb"))
+                judging = self.judging
                 self.run = self.streaming.enter_context(opened(
                     self.plan, self.corpus, [implementation], stream=stream, path=path,
-                    baseline=self.baseline, watcher=Keep()))
+                    baseline=self.baseline, watcher=Keep(),
+                    goldens=judging.goldens if judging else None,
+                    identity=judging.identity if judging else None))
             except (ConformanceError, OSError) as exc:
                 what = exc.describe() if isinstance(exc, ConformanceError) else str(exc)
                 self.start_error = f"cannot start {self.spec}: {what}"
         if self.run is None:
             raise pytest.fail(self.start_error or "not started", pytrace=False)
         return self.run
+
+    def _judge_against(self, hello: Hello) -> None:
+        """The release ``--pi-against`` names or the hello targets, started as the golden
+        source (closed with the report), as ``run --against`` does."""
+        from conformance.execution.against import judged_release, release_goldens
+
+        spec = judged_release(self.plan.against, hello)
+        if spec is not None:
+            self.judging = release_goldens(spec, self.corpus, self.plan)
+            self.streaming.callback(self.judging.close)
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.judging is not None:
+            terminalreporter.write_line(f"pi-conformance: {self.judging.summary()}")
 
     def result(self, case: Any, stage: str) -> StageResult:
         key = (case.id, stage)

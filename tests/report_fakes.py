@@ -49,8 +49,16 @@ class Wrong(Replay):
         return answers
 
 
+class Targeting(Replay):
+    """A port that says, in its hello, that it follows pi@1.0.3."""
+
+    def hello(self) -> dict[str, Any]:
+        return {**HELLO, "targets": "pi@1.0.3"}
+
+
 replay = Replay()
 wrong = Wrong()
+targeting = Targeting()
 
 
 REPO = __import__("pathlib").Path(__file__).resolve().parent.parent

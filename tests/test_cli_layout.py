@@ -18,7 +18,7 @@ from conformance.reporting.formats import FORMATS, RUN_STDOUT_FORMATS
 
 MAINTAINERS = ["capture", "check", "coverage", "discrepancies", "promote", "regenerate"]
 # Corpus commands added after the grouping have no deprecated top-level alias.
-NEW_MAINTAINERS = ["block-matrix", "history"]
+NEW_MAINTAINERS = ["block-matrix", "bump", "history"]
 USERS = ["run", "compare", "smoke", "fuzz", "render", "diff", "baseline", "report", "matrix",
          "reference", "adapters"]
 
@@ -82,7 +82,8 @@ def test_a_shared_option_means_the_same_everywhere(flag, shared):
 def test_every_command_that_runs_an_implementation_for_a_case_has_the_same_timeout():
     timeouts = {path: option(command, "--timeout") for path, command in every_command()}
     assert {path for path, found in timeouts.items() if found is not None} == {
-        "run", "compare", "smoke", "fuzz", "matrix", "corpus discrepancies", "corpus history"}
+        "run", "compare", "smoke", "fuzz", "matrix", "corpus discrepancies", "corpus history",
+        "corpus bump"}
     assert options.DEFAULT_TIMEOUT == 30.0  # docs/protocol.md documents this default
 
 

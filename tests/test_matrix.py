@@ -19,6 +19,7 @@ from conformance.implementations.known import lookup
 from conformance.judging.comparison import Difference
 from conformance.judging.results import StageResult
 from conformance.reporting import matrix
+from conformance.reporting.closest_release import closest_releases
 
 CASE = "traps.two-timestamps"
 
@@ -147,3 +148,23 @@ def test_a_real_matrix_run_writes_reports_matrix_and_drift(tmp_path):
     assert [i["key"] for i in stored["implementations"]] == ["pi@1.0.3", "ccusage-pi@18.0.11"]
     # Only one Pi release ran: drift has nothing to compare, and says so by having no items.
     assert json.loads((tmp_path / "drift.json").read_text())["items"] == []
+
+
+def test_a_port_shows_the_release_it_answers_like_most_often():
+    """With two releases in the matrix, each port's column names its closest release, in the
+    JSON (schema-valid) and in the Markdown's implementations table."""
+    corpus = Corpus()
+    out = {"output": {"tokens": {"input": 10}}}
+    older = column("pi@1.3.0", [result("stats", "pass")], ["stats"])
+    newer = column("pi@1.6.0", [result("stats", "pass")], ["stats"])
+    port = column("ccusage-pi", [FAILING], ["stats"])
+    newer.answers = {CASE: {"stats": {"output": {"tokens": {"input": 11}}}}}
+    older.answers = {CASE: {"stats": out}}
+    port.answers = {CASE: {"stats": out}}
+    columns = [newer, port, older]
+    data = matrix.matrix_data(corpus, columns, closest=closest_releases(corpus, columns))
+    schema = jsonio.read_json(SCHEMA_DIR / "matrix.schema.json")
+    jsonschema.Draft202012Validator(schema).validate(json.loads(jsonio.dumps_pretty(data)))
+    item = next(i for i in data["implementations"] if i["key"] == "ccusage-pi@18.0.11")
+    assert item["closest_release"]["release"] == "pi@1.3.0"
+    assert "| pi@1.3.0 (1/1 equal) |" in matrix.markdown(data)

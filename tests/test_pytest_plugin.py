@@ -8,11 +8,14 @@ import json
 import pytest
 import report_fakes
 
+from conformance._paths import cache_root
 from conformance.corpus.stages import DEFAULT_STAGES
 
 pytest_plugins = ["pytester"]
 
 CASES = ("traps.two-timestamps", "traps.two-timestamps-again")
+#: Where the installed releases are (pytester's tests get a HOME of their own).
+INSTALLED = cache_root()
 #: One item per case and default stage.
 ITEMS = len(CASES) * len(DEFAULT_STAGES)
 
@@ -180,3 +183,28 @@ def test_stages_claimed_given_their_input_are_fed_inside_pytest_too(pytester, se
     result.assert_outcomes(passed=5)
     lines = [json.loads(line) for line in record.read_text().splitlines()]
     assert {tuple(sorted(line["inputs"])) for line in lines} == {("llm",)}
+
+
+def test_pi_against_anything_but_a_release_of_pi_is_a_usage_error(pytester, setup):
+    result = run(pytester, setup, "replay", "--pi-against", "ccusage-pi")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*pi-conformance:*ccusage-pi*release of Pi*"])
+
+
+@pytest.mark.slow
+@pytest.mark.reference
+def test_the_plugin_judges_against_the_release_asked_for_or_targeted(pytester, setup,
+                                                                       tmp_path, monkeypatch):
+    """``--pi-against pi@1.0.3``, or a hello that targets it: that release's answers judge,
+    the report's header says so, and the session's summary says where the goldens came
+    from."""
+    from conformance.reporting.stream import read_report
+
+    monkeypatch.setenv("PI_CONFORMANCE_CACHE", str(INSTALLED))  # pytester moved HOME
+    for fake, extra in (("replay", ["--pi-against", "pi@1.0.3"]), ("targeting", [])):
+        out = tmp_path / f"{fake}.jsonl"
+        setup[fake] = report_fakes.impl_file(setup["dir"], fake)
+        result = run(pytester, setup, fake, "--pi-case", "traps.two-timestamps",
+                     "--pi-stage", "context", "--pi-report", str(out), *extra)
+        result.stdout.fnmatch_lines(["*goldens for pi@1.0.3: *"])
+        assert "judged against pi@1.0.3" in read_report(out).header.corpus.reference[0]

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from conformance.cli.main import main
 from conformance.errors import ConformanceError
 from conformance.implementations.known import KNOWN, lookup, release_spec
-from conformance.implementations.known.releases import NpmRelease
+from conformance.implementations.known.releases import NpmRelease, registry_releases
 
 
 def test_a_release_not_wired_by_hand_is_found_by_its_version():
@@ -44,6 +44,44 @@ def test_anything_else_is_refused_with_the_forms_it_takes(bad: str):
             lookup(f"pi@{bad}")
 
 
+def test_a_release_older_than_the_version_3_session_format_is_refused_naming_the_first():
+    with pytest.raises(ConformanceError, match=r"version-2 sessions.*pi-mariozechner@0\.37\.2"):
+        lookup("pi-mariozechner@0.32.3")
+    assert lookup("pi-mariozechner@0.37.2") is not None
+
+
+def test_the_releases_listed_are_those_that_read_version_3_sessions(fake_npm: Path):
+    assert registry_releases("pi-mariozechner") == [
+        "pi-mariozechner@1.6.0", "pi-mariozechner@0.74.0", "pi-mariozechner@0.73.1",
+        "pi-mariozechner@0.37.2"]
+    assert registry_releases("pi") == ["pi@1.6.0", "pi@0.74.0"]
+
+
+def test_a_release_runs_with_the_siblings_it_was_published_with(fake_npm: Path):
+    """Releases before 1.x ask for pi-ai and the rest of their line by caret ranges, so a
+    plain install of pi@0.79.3 ran pi-ai 0.79.10. Each sibling is pinned (npm overrides) to
+    its newest version not after the release's own that the range admits."""
+    result = CliRunner().invoke(main, ["reference", "install", "--version", "0.79.3"])
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((NpmRelease("pi", "0.79.3").prefix / "package.json").read_text())
+    assert manifest["overrides"] == {"@earendil-works/pi-ai": "0.79.3",
+                                     "@earendil-works/pi-tui": "0.79.2"}
+
+
+def test_an_install_made_before_siblings_were_pinned_is_resolved_again(fake_npm: Path):
+    release = NpmRelease("pi", "0.79.3")
+    release.prefix.mkdir(parents=True)
+    (release.prefix / "package-lock.json").write_text('{"floated": true}\n')
+    (release.prefix / ".installed").write_text("0.79.3\n")
+    release.node.parent.mkdir(parents=True)
+    release.node.write_text("")
+    assert not release.is_installed()
+    release.install()
+    commands = [json.loads(line)[1] for line in fake_npm.read_text().splitlines()]
+    assert commands[-1] == "install"  # resolved anew, not npm ci from the floated lock
+    assert release.is_installed()
+
+
 def test_the_first_install_writes_the_lockfile_and_a_reinstall_uses_it(fake_npm: Path):
     result = CliRunner().invoke(main, ["reference", "install", "--version", "1.3.0"])
     assert result.exit_code == 0, result.output
@@ -55,7 +93,11 @@ def test_the_first_install_writes_the_lockfile_and_a_reinstall_uses_it(fake_npm:
     again = CliRunner().invoke(main, ["reference", "install", "--version", "1.3.0", "--force"])
     assert again.exit_code == 0, again.output
     commands = [json.loads(line)[1] for line in fake_npm.read_text().splitlines()]
-    assert commands == ["install", "ci"]  # resolved once, then reinstalled from that lock
+    # resolved once (the registry asked for the siblings' versions then), then reinstalled
+    # from that lock
+    assert [c for c in commands if c != "view"] == ["install", "ci"]
+    assert commands.index("install") > commands.index("view") and commands[-1] == "ci"
+    assert commands.count("view") == len(commands) - 2
     assert (prefix / "package-lock.json").read_bytes() == lock
 
 
@@ -105,7 +147,28 @@ def test_answers_are_kept_by_what_determines_them(tmp_path: Path):
               cache.key("plain", b"session", ["entries"], {"cwd": "/y"}),
               cache.key("volatile", b"session", ["entries"], {"cwd": "/x"}),
               AnswerCache("pi@1.4.0", tmp_path).key("plain", b"session", ["entries"],
-                                                    {"cwd": "/x"})}
-    assert key not in others and len(others) == 5
+                                                    {"cwd": "/x"}),
+              # the same release installed with other packages (a sibling that floated)
+              AnswerCache("pi@1.3.0", tmp_path, installed="pi-ai@1.3.1").key(
+                  "plain", b"session", ["entries"], {"cwd": "/x"})}
+    assert key not in others and len(others) == 6
     (tmp_path / f"{key}.json").write_text("{broken")
     assert cache.get(key) is None  # a damaged entry is asked again, not trusted
+
+
+def test_a_kept_answer_is_verified_by_its_provenance_before_it_is_used(tmp_path: Path):
+    """Like a shipped golden, a kept answer says what wrote it (release, packages, harness,
+    the key of its input); one that says otherwise is asked again, and counted."""
+    from conformance.execution.answer_cache import AnswerCache
+
+    cache = AnswerCache("pi@1.3.0", tmp_path, installed="pi-ai@1.3.0")
+    key = cache.key("plain", b"session", ["entries"], {})
+    cache.put(key, {"entries": {"output": []}})
+    stored = json.loads((tmp_path / f"{key}.json").read_text())
+    assert stored["provenance"] == {"release": "pi@1.3.0", "installed": "pi-ai@1.3.0",
+                                    "harness_sha256": cache.harness, "key": key}
+    other = AnswerCache("pi@1.3.0", tmp_path, installed="pi-ai@1.3.1")
+    (tmp_path / f"{key}.json").write_text(json.dumps({**stored, "provenance": {
+        **stored["provenance"], "installed": "pi-ai@1.3.1"}}))
+    assert cache.get(key) is None and cache.rejected == 1
+    assert other.key("plain", b"session", ["entries"], {}) != key  # it never asks for it

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from conformance.cli import options
+from conformance.cli.bump import bump
 from conformance.cli.capture import capture
 from conformance.cli.coverage import coverage
 from conformance.cli.discrepancies import discrepancies
@@ -159,7 +160,7 @@ def block_matrix(overwrite: bool, corpus_path: Path | None) -> None:
                    "pi-conformance corpus regenerate 'matrix.*'", highlight=False)
 
 
-for _command in (capture, promote, coverage, discrepancies, history):
+for _command in (capture, promote, coverage, discrepancies, history, bump):
     corpus.add_command(_command)
 
 #: The corpus commands that had a top-level name before the group (kept as hidden aliases),

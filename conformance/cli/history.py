@@ -14,8 +14,9 @@ from conformance.errors import ConformanceError
 @click.command()
 @click.option("--impl", "impls", multiple=True, metavar="pi@X.Y.Z",
               help="A release to compare (repeatable; newest first is not needed). Default: "
-                   "every release of @earendil-works/pi-coding-agent on the npm registry, "
-                   "and mariozechner 0.73.1 (each installed on first use: an hour or more).")
+                   "every release on the npm registry that reads version-3 sessions: all of "
+                   "@earendil-works/pi-coding-agent, and @mariozechner/pi-coding-agent from "
+                   "0.37.2 (each installed on first use: an hour or more).")
 @click.option("--from-drift", "drift_path", type=click.Path(path_type=Path, dir_okay=False,
                                                             exists=True),
               help="Write the history from this drift.json (a matrix run's) instead.")
@@ -46,10 +47,12 @@ def _run_releases(impls: tuple[str, ...], out_dir: Path, timeout: float,
     from conformance.execution.matrix import run_matrix, select_entries
     from conformance.execution.plan import Limits, RunPlan
     from conformance.implementations.known.releases import registry_releases
+    from conformance.reporting.closest_release import closest_releases
     from conformance.reporting.drift import drift_data, without_lines, write_drift
     from conformance.reporting.matrix import PI_RELEASES, matrix_data, write_matrix
 
-    specs = list(impls) or ["reference", *registry_releases("pi"), "pi-mariozechner@0.73.1"]
+    specs = list(impls) or ["reference", *registry_releases("pi"),
+                            *registry_releases("pi-mariozechner")]
     entries = select_entries(specs)
     if sum(1 for e in entries if e.name in PI_RELEASES) < 2:
         raise ConformanceError("a history needs at least two releases of Pi (--impl pi@X.Y.Z)")
@@ -57,7 +60,8 @@ def _run_releases(impls: tuple[str, ...], out_dir: Path, timeout: float,
     columns = run_matrix(corpus, entries, out_dir, RunPlan("", limits=Limits(timeout=timeout)),
                          on_start=lambda e: stderr().print(styled("bold", f"{e.spec}:"),
                                                            e.summary))
-    written = write_matrix(matrix_data(corpus, columns, list(corpus.cases)), out_dir)
+    written = write_matrix(matrix_data(corpus, columns, list(corpus.cases),
+                                       closest=closest_releases(corpus, columns)), out_dir)
     drift = drift_data(corpus, columns)
     written += write_drift(drift, out_dir)
     return without_lines(drift), written

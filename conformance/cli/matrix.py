@@ -29,8 +29,9 @@ def matrix(impls: tuple[str, ...], out_dir: Path, cases: tuple[str, ...],
     """
     from conformance.execution.matrix import run_matrix, select_entries
     from conformance.execution.plan import Limits, RunPlan
+    from conformance.reporting.closest_release import closest_releases
     from conformance.reporting.drift import drift_data, write_drift
-    from conformance.reporting.matrix import matrix_data, write_matrix
+    from conformance.reporting.matrix import PI_RELEASES, matrix_data, write_matrix
 
     corpus = load_corpus(corpus_path)
     entries = select_entries(impls)
@@ -41,9 +42,9 @@ def matrix(impls: tuple[str, ...], out_dir: Path, cases: tuple[str, ...],
     columns = run_matrix(corpus, entries, out_dir, plan, cases=selected,
                          on_start=lambda e: stderr().print(
                              styled("bold", f"{e.spec}:"), e.summary))
-    data = matrix_data(corpus, columns, selected)
+    data = matrix_data(corpus, columns, selected, closest=closest_releases(corpus, columns))
     written = write_matrix(data, out_dir)
-    if sum(1 for c in columns if c.answers) >= 2:
+    if sum(1 for c in columns if c.answers and c.name in PI_RELEASES) >= 2:
         written += write_drift(drift_data(corpus, columns), out_dir)
     for item in data["implementations"]:
         if "unavailable" in item:

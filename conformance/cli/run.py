@@ -12,16 +12,15 @@ import click
 from conformance.cli import options
 from conformance.cli.reports import output_options, render_stdout, write_outputs
 from conformance.cli.support import exit_code, load_corpus, stderr
-from conformance.errors import ConformanceError
 
 if TYPE_CHECKING:
     from conformance.corpus.cases import Corpus
     from conformance.corpus.selection import Selection
     from conformance.corpus.shards import Shard
+    from conformance.execution.against import ReleaseJudging
     from conformance.execution.plan import RunPlan
-    from conformance.execution.reference_goldens import ReferenceGoldens
     from conformance.implementations.early import EarlyStart
-    from conformance.reporting.model import CorpusIdentity, Report
+    from conformance.reporting.model import Report
 
 
 @click.command()
@@ -41,8 +40,10 @@ if TYPE_CHECKING:
 @options.ALLOW_EMPTY
 @click.option("--against", "against", metavar="RELEASE",
               help="Judge with this Pi release's answers instead of the corpus's goldens "
-                   "(pi@1.3.0: the release a port follows), asked now as corpus regenerate "
-                   "asks Pi; stages the release cannot answer are skipped, saying so.")
+                   "(pi@1.3.0: the release a port follows; default: the release the "
+                   "implementation's hello targets, if any; reference: the pinned one), "
+                   "built on first use as corpus regenerate builds goldens, then cached; "
+                   "stages the release cannot answer are skipped, saying so.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
 @options.shard_option("a stable partition of the cases by id")
 @output_options
@@ -77,7 +78,7 @@ def run(impl_spec: str, cases: tuple[str, ...], features: tuple[str, ...],
                        Limits(timeout=timeout, max_restarts=max_restarts, jobs=jobs,
                               validate_protocol=validate_protocol),
                        shard=shard, baseline=baseline, report=report_path,
-                       allow_empty=allow_empty)
+                       allow_empty=allow_empty, against=against)
         corpus = load_corpus(corpus_path)
         bar = progress_bar(not quiet and output_format == "terminal")
     except KeyboardInterrupt:  # still loading: --report says so all the same
@@ -88,9 +89,9 @@ def run(impl_spec: str, cases: tuple[str, ...], features: tuple[str, ...],
         early.discard()
         raise
     with contextlib.ExitStack() as stack:
-        goldens, identity = None, None
-        if against is not None:
-            goldens, identity = _against(against, corpus, plan, stack, early)
+        judging = _against(plan, corpus, stack, early)
+        goldens = judging.goldens if judging else None
+        identity = judging.identity if judging else None
         stack.enter_context(bar or contextlib.nullcontext())
         outcome = execute(plan, corpus, early=early, watcher=bar, goldens=goldens,
                           identity=identity)
@@ -101,36 +102,28 @@ def run(impl_spec: str, cases: tuple[str, ...], features: tuple[str, ...],
     sys.exit(exit_code(outcome.report))
 
 
-def _against(spec: str, corpus: Corpus, plan: RunPlan, stack: contextlib.ExitStack,
-             early: EarlyStart) -> tuple[ReferenceGoldens, CorpusIdentity]:
-    """``--against``: the release as the golden source, started (it says which stages it
-    answers), and the report's corpus naming it as the reference judged against."""
-    from dataclasses import replace
-
-    from conformance.execution.answer_cache import AnswerCache
-    from conformance.execution.reference_goldens import ReferenceGoldens
-    from conformance.implementations import known
-    from conformance.implementations.specs import known_implementation
-    from conformance.reporting.stream import corpus_identity
+def _against(plan: RunPlan, corpus: Corpus, stack: contextlib.ExitStack,
+             early: EarlyStart) -> ReleaseJudging | None:
+    """The release judged against (``--against``, else the one the hello targets), started
+    as the golden source, or None: the corpus's goldens. A hello's ``targets`` needs the
+    handshake first; a failed start is reported by ``execute``, as without it."""
+    from conformance.execution.against import judged_release, release_goldens, targeted_note
 
     try:
-        entry = known.lookup(spec)
-        if entry is None or entry.name not in ("pi", "pi-mariozechner"):
-            raise ConformanceError(f"--against {spec}: name a release of Pi, e.g. pi@1.3.0")
-        goldens = ReferenceGoldens(stage_timeout=plan.limits.timeout, hint=plan.hint,
-                                   release=lambda variation: known_implementation(entry,
-                                                                                  variation),
-                                   cache=AnswerCache(entry.spec))
-        stack.callback(goldens.close)
-        stack.callback(_say_cached, goldens)
-        goldens.start()
+        hello = early.settled_hello() if plan.against is None else None
+        spec = judged_release(plan.against, hello)
+        if spec is None:
+            return None
+        note = targeted_note(plan.against, hello, spec)
+        if note:
+            stderr().print(note, soft_wrap=True)
+        judging = release_goldens(spec, corpus, plan)
     except BaseException:
         early.discard()
         raise
-    versions = " ".join(f"{k}@{v}" for k, v in sorted(goldens.versions.items()))
-    identity = replace(corpus_identity(corpus),
-                       reference=(f"judged against {entry.spec}: {versions}",))
-    return goldens, identity
+    stack.callback(judging.close)
+    stack.callback(lambda: stderr().print(judging.summary(), soft_wrap=True))
+    return judging
 
 
 def _report_early_interrupt(impl_spec: str, selection: Selection, report_path: Path | None,
@@ -141,13 +134,6 @@ def _report_early_interrupt(impl_spec: str, selection: Selection, report_path: P
 
     report_interrupted_start(RunPlan(impl_spec, selection, report=report_path), None,
                              corpus_path)
-
-
-def _say_cached(goldens: ReferenceGoldens) -> None:
-    cache = goldens.cache
-    if cache is not None:
-        stderr().print(f"answers of {cache.release}: {cache.hits} from the cache, "
-                       f"{cache.misses} asked now ({cache.directory})", soft_wrap=True)
 
 
 def case_lines(corpus: Corpus, report: Report) -> dict[str, str]:

@@ -70,12 +70,17 @@ def run_matrix(corpus: Corpus, entries: Iterable[Entry], out_dir: Path, plan: Ru
     """Run ``cases`` (default: the whole corpus) through each entry in turn."""
     cases = list(corpus.cases) if cases is None else cases
     identity = portable_corpus_identity(corpus)
+    entries = list(entries)
+    # Pi's releases' answers feed the drift report; with two releases or more, every port's
+    # answers are kept too, to find the release each answers like (closest_release.py).
+    keep_all = sum(1 for entry in entries if entry.name in PI_RELEASES) >= 2
     columns = []
     for entry in entries:
         if on_start is not None:
             on_start(entry)
         columns.append(run_one(entry, corpus, cases, out_dir, plan,
-                               keep_answers=entry.name in PI_RELEASES, identity=identity))
+                               keep_answers=keep_all or entry.name in PI_RELEASES,
+                               identity=identity))
     return columns
 
 

@@ -28,6 +28,9 @@ class RunPlan:
     baseline: Path | None = None  # known failures (judging/baseline.py)
     report: Path | None = None  # the canonical JSON-lines report; None: a temporary file
     allow_empty: bool = False  # a run in which nothing is judged passes (else it fails)
+    # The Pi release judged against (pi@1.3.0; "reference": the pinned one, the corpus's
+    # goldens); None: the release the implementation's hello targets, if any (against.py).
+    against: str | None = None
 
     @property
     def hint(self) -> tuple[str, ...] | None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
+import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
@@ -114,6 +115,7 @@ class ReferenceGoldens(GoldenSource):
         self._varied: list[ReferenceOracle] | None = None
         self._varied_lock = threading.Lock()
         self.varied_sessions = 0  # sessions on which the varied runs were asked
+        self.built_seconds = 0.0  # time spent asking Pi what the cache did not have
 
     def _oracle(self, variation: Mapping[str, str]) -> ReferenceOracle:
         impl = self.release(variation) if self.release is not None else None
@@ -162,7 +164,9 @@ class ReferenceGoldens(GoldenSource):
         key = self.cache.key("plain", session, stages, options)
         cached = self.cache.get(key)
         if cached is None:
+            started = time.perf_counter()
             cached = self.plain.ask_bytes(session, list(stages), options)
+            self.built_seconds += time.perf_counter() - started
             self.cache.put(key, cached)
         return dict(cached)
 
@@ -175,7 +179,9 @@ class ReferenceGoldens(GoldenSource):
         key = self.cache.key("volatile", session, stages, options)
         cached = self.cache.get(key)
         if cached is None:
+            started = time.perf_counter()
             cached = self._vary(session, stages, options, plain)
+            self.built_seconds += time.perf_counter() - started
             self.cache.put(key, cached)
         return dict(cached)
 

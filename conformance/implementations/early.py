@@ -67,6 +67,16 @@ class EarlyStart:
         assert self._starting is not None, "the spec did not resolve: see .implementation"
         return self._starting.result()
 
+    def settled_hello(self) -> Hello | None:
+        """The hello once the handshake is over, or None when the start failed: that
+        failure is raised again, in its usual place, by whoever calls ``hello``."""
+        if self._starting is None:
+            return None
+        try:
+            return self._starting.result()
+        except ConformanceError:
+            return None
+
     def discard(self) -> None:
         """Give the implementation up: a start still under way stops now; then close it."""
         if self._implementation is None:

@@ -100,6 +100,8 @@ class Hello:
     fields: dict[str, tuple[str, ...]] = field(default_factory=dict, compare=False, hash=False)
     # Stages claimed given their input: the run request carries their feeding goldens.
     inputs: frozenset[str] = frozenset()
+    # The Pi release it follows (pi@1.3.0): judged against that release unless told otherwise.
+    targets: str | None = None
     raw: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     @property
@@ -128,6 +130,8 @@ class Hello:
         theirs = {stage: frozenset(paths) for stage, paths in later.fields.items()}
         if mine != theirs:
             found.append(f"fields: {_fields(self.fields)}, now {_fields(later.fields)}")
+        if self.targets != later.targets:
+            found.append(f"targets: {self.targets or 'none'}, now {later.targets or 'none'}")
         return found
 
     @classmethod
@@ -149,6 +153,7 @@ class Hello:
             fields={stage: tuple(paths)
                     for stage, paths in capabilities.get("fields", {}).items()},
             inputs=frozenset(capabilities.get("inputs", ())),
+            targets=answer.get("targets"),
             raw=answer,
         )
 

@@ -34,7 +34,8 @@ def _release_key(column: Column) -> tuple[int, ...]:
     return tuple(int(part) for part in column.version.split(".") if part.isdigit())
 
 
-def _same(a: dict[str, Any], b: dict[str, Any], known: frozenset[str]) -> list[Any] | None:
+def answer_differences(a: dict[str, Any], b: dict[str, Any],
+                       known: frozenset[str]) -> list[Any] | None:
     """None when the answers agree, else the differences (empty list: different kinds)."""
     kind_a, kind_b = next(iter(a)), next(iter(b))
     if kind_a != kind_b:
@@ -89,7 +90,8 @@ def drift_data(corpus: Corpus, columns: list[Column]) -> dict[str, Any]:
             diffs: dict[str, Any] = {}
             for key in present:
                 for group in groups:
-                    if _same(answers[group[0]], answers[key], known) is None:  # type: ignore[arg-type]
+                    first, answer = answers[group[0]], answers[key]
+                    if answer_differences(first, answer, known) is None:  # type: ignore[arg-type]
                         group.append(key)
                         break
                 else:
@@ -102,7 +104,7 @@ def drift_data(corpus: Corpus, columns: list[Column]) -> dict[str, Any]:
             newest = answers[groups[0][0]]
             for group in groups[1:]:
                 other = answers[group[0]]
-                found = _same(newest, other, known) or []  # type: ignore[arg-type]
+                found = answer_differences(newest, other, known) or []  # type: ignore[arg-type]
                 head = f"{case.id} [{stage}] {' = '.join(groups[0])} vs {' = '.join(group)}"
                 if not found:
                     head += f": {_describe(newest)} vs {_describe(other)}"  # type: ignore[arg-type]

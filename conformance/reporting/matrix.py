@@ -72,9 +72,10 @@ def _cell(counter: Counter[Status]) -> dict[str, int]:
     return {status: counter.get(status, 0) for status in STATUSES}
 
 
-def matrix_data(corpus: Corpus, columns: list[Column],
-                cases: list[Case] | None = None) -> dict[str, Any]:
-    """The matrix as data (schemas/matrix.schema.json); Markdown and HTML render this."""
+def matrix_data(corpus: Corpus, columns: list[Column], cases: list[Case] | None = None, *,
+                closest: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The matrix as data (schemas/matrix.schema.json); Markdown and HTML render this.
+    ``closest``: each port's closest Pi release (closest_release.py), when several ran."""
     cases = list(corpus.cases) if cases is None else cases
     features_of = {case.id: case.features for case in cases}
     implementations = []
@@ -109,6 +110,8 @@ def matrix_data(corpus: Corpus, columns: list[Column],
             "failures": [{"case": r.case, "stage": r.stage, "status": r.status,
                           "lines": failure_lines(r)} for r in report.failures()],
         })
+        if closest and column.key in closest:
+            item["closest_release"] = closest[column.key]
         implementations.append(item)
     return {
         "schema": SCHEMA,
@@ -152,14 +155,14 @@ def _rows(data: dict[str, Any]) -> tuple[list[str], list[list[str]], list[list[s
     for item in data["implementations"]:
         if "unavailable" in item:
             impl_rows.append([item["key"], item["language"], "unavailable", "", "", "", "", "",
-                              "", item["unavailable"].splitlines()[0][:120]])
+                              "", "", item["unavailable"].splitlines()[0][:120]])
             continue
         c = item["counts"]
         partial = "; partial: " + ", ".join(
             f"{s} ({', '.join(p)})" for s, p in item["partial"].items()) if item["partial"] else ""
         impl_rows.append([item["key"], item["language"], item["verdict"], str(c["pass"]),
                           str(c["fail"]), str(c["error"]), str(c["skip"]), str(c["info"]),
-                          str(c.get("as-documented", 0)),
+                          str(c.get("as-documented", 0)), _closest_text(item),
                           ", ".join(item["claimed_stages"]) + partial])
     stage_rows = []
     for stage in data["stages"]:
@@ -183,7 +186,15 @@ def _rows(data: dict[str, Any]) -> tuple[list[str], list[list[str]], list[list[s
 
 
 IMPL_COLUMNS = ["implementation", "language", "verdict", "pass", "fail", "error", "skip", "info",
-                "as documented", "claimed stages"]
+                "as documented", "closest release", "claimed stages"]
+
+
+def _closest_text(item: dict[str, Any]) -> str:
+    """``pi@1.3.0 (812/900 equal)``: the release a port answers like most often."""
+    closest = item.get("closest_release")
+    if not closest:
+        return ""
+    return f"{closest['release']} ({closest['equal']}/{closest['compared']} equal)"
 
 
 def _context(data: dict[str, Any]) -> dict[str, Any]:

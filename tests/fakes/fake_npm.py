@@ -10,6 +10,21 @@ from pathlib import Path
 
 with open(os.environ["FAKE_NPM_CALLS"], "a") as calls:
     calls.write(json.dumps(sys.argv) + "\n")
+if sys.argv[1:2] == ["view"]:  # npm view PACKAGE[@VERSION] versions|dependencies --json
+    package, what = sys.argv[2], sys.argv[3]
+    if what == "dependencies":  # a release of the 0.79 line: its siblings by caret ranges
+        print(json.dumps({"@earendil-works/pi-ai": "^0.79.3", "@earendil-works/pi-tui": "^0.79.1",
+                          "@earendil-works/chord": "^0.79.3", "chalk": "5.6.2"}))
+    elif package == "@earendil-works/pi-ai":
+        print(json.dumps(["0.79.1", "0.79.3", "0.79.10", "0.80.2"]))
+    elif package == "@earendil-works/pi-tui":  # not published at 0.79.3
+        print(json.dumps(["0.79.0", "0.79.1", "0.79.2", "0.79.10"]))
+    elif package == "@earendil-works/chord":  # nothing old enough satisfies ^0.79.3
+        print(json.dumps(["0.79.10"]))
+    else:
+        print(json.dumps(["0.30.2", "0.32.3", "0.37.2", "0.73.1", "0.74.0-rc.1", "0.74.0",
+                          "1.6.0"]))
+    sys.exit(0)
 if sys.argv[1:2] == ["install"]:  # npm install writes the lockfile it resolved
     (Path.cwd() / "package-lock.json").write_text('{"lockfileVersion": 3}\n')
 modules = Path.cwd() / "node_modules"

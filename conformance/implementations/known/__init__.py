@@ -25,7 +25,12 @@ from conformance.implementations.known.install import (
     Virtualenv,
     worth_showing,
 )
-from conformance.implementations.known.releases import LINES, NpmRelease, is_release_version
+from conformance.implementations.known.releases import (
+    LINES,
+    NpmRelease,
+    is_release_version,
+    too_old,
+)
 
 ADAPTERS_DIR = Path(__file__).resolve().parent
 
@@ -162,6 +167,9 @@ def lookup(spec: str) -> Entry | None:
             if entry.version == version:
                 return entry
         if name in LINES and is_release_version(version):
+            problem = too_old(name, version)
+            if problem:
+                raise ConformanceError(problem)
             return release(name, version)
         raise ConformanceError(f"{name} {version} is not a known version; known: "
                                + ", ".join(e.spec for e in matches)

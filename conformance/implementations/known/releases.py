@@ -5,11 +5,12 @@ override, pi-mariozechner@0.73.1) keep their committed lockfiles. Any other rele
 (``pi``: ``@earendil-works/pi-coding-agent``; ``pi-mariozechner``: the older
 ``@mariozechner/pi-coding-agent``) is installed into a prefix of its own,
 ``<cache>/releases/<line>-<version>``, with Node 22 from the registry: its ``package.json``
-names the release exactly (a release pins its own packages exactly, so nothing floats), and
-the first install writes the ``package-lock.json`` that every later install (``--force``)
-reinstalls from with ``npm ci``. Every release runs the same harness, which detects what the
-release exports: a stage it cannot answer is "not available in this Pi release", never an
-error.
+names the release exactly and pins the packages of its own line to the versions it was
+published with (``siblings.py``: releases before 1.x ask for them by caret ranges, which
+would float to the newest of the line), and the first install writes the
+``package-lock.json`` that every later install (``--force``) reinstalls from with ``npm ci``.
+Every release runs the same harness, which detects what the release exports: a stage it
+cannot answer is "not available in this Pi release", never an error.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,9 +31,14 @@ from conformance.implementations.known.install import (
     find_npm,
     run_npm,
 )
+from conformance.implementations.known.siblings import RESOLUTION, npm_view, pinned_siblings
 
 #: Each line of releases: its package scope. The harness is told the scope.
 LINES = {"pi": "@earendil-works", "pi-mariozechner": "@mariozechner"}
+#: The oldest release of each line that reads the corpus's sessions (version 3): the first
+#: of ``@earendil-works``, and the first ``@mariozechner`` release whose
+#: ``CURRENT_SESSION_VERSION`` is 3 (0.32.3, the one before, writes version 2).
+OLDEST = {"pi": "0.74.0", "pi-mariozechner": "0.37.2"}
 #: The Node 22 every release runs on (the reference's own: reference/package.json).
 NODE_VERSION = "22.23.3"
 _VERSION = re.compile(r"\d{1,4}\.\d{1,4}\.\d{1,4}")
@@ -41,6 +46,14 @@ _VERSION = re.compile(r"\d{1,4}\.\d{1,4}\.\d{1,4}")
 
 def is_release_version(version: str) -> bool:
     return _VERSION.fullmatch(version) is not None
+
+
+def too_old(line: str, version: str) -> str | None:
+    """Why a release of ``line`` cannot be judged on the corpus, or None."""
+    if _key(version) >= _key(OLDEST[line]):
+        return None
+    return (f"{line}@{version} writes version-2 sessions and predates the version-3 format "
+            f"of the corpus: the oldest release that reads it is {line}@{OLDEST[line]}")
 
 
 @dataclass(frozen=True)
@@ -66,8 +79,9 @@ class NpmRelease:
     def node(self) -> Path:
         return self.prefix / "node_modules" / ".bin" / "node"
 
-    def package_json(self) -> dict[str, object]:
-        return {
+    def package_json(self, siblings: dict[str, str] | None = None) -> dict[str, object]:
+        """``siblings``: the versions its own line's packages are pinned to (siblings.py)."""
+        manifest: dict[str, object] = {
             "name": f"pi-conformance-release-{self.name}",
             "private": True,
             "description": f"{self.scope}/pi-coding-agent {self.version} for pi-conformance",
@@ -75,9 +89,22 @@ class NpmRelease:
             "optionalDependencies": {f"node-{platform}": NODE_VERSION
                                      for platform in ("linux-x64", "linux-arm64", "darwin-x64")},
         }
+        if siblings:
+            manifest["overrides"] = dict(siblings)
+        return manifest
+
+    @property
+    def marker(self) -> Path:
+        return self.prefix / ".installed"
 
     def is_installed(self) -> bool:
-        return (self.prefix / ".installed").is_file() and self.node.exists()
+        """Installed, and under the current resolution rule (an install whose siblings
+        floated is made again)."""
+        try:
+            marker = self.marker.read_text().split()
+        except OSError:
+            return False
+        return RESOLUTION in marker and self.node.exists()
 
     def install(self, *, force: bool = False, on_line: OnLine | None = None) -> Installed:
         if self.is_installed() and not force:
@@ -86,15 +113,25 @@ class NpmRelease:
         started = time.perf_counter()
         prefix = self.prefix
         lock = prefix / "package-lock.json"
+        manifest_path = prefix / "package.json"
         with writing_cache():
-            kept = lock.read_bytes() if lock.is_file() else None
+            # A lock is reused only with the manifest it was resolved from, under the
+            # current rule: one that let the siblings float is resolved again.
+            kept = None
+            if lock.is_file() and manifest_path.is_file() and self._current_rule():
+                kept = (lock.read_bytes(), manifest_path.read_bytes())
+        manifest = None if kept else json.dumps(
+            self.package_json(pinned_siblings(npm, self.scope, self.version)), indent=2) + "\n"
+        with writing_cache():
             if prefix.exists():
                 shutil.rmtree(prefix)
             prefix.mkdir(parents=True)
-            (prefix / "package.json").write_text(json.dumps(self.package_json(), indent=2)
-                                                 + "\n")
             if kept is not None:
-                lock.write_bytes(kept)
+                lock.write_bytes(kept[0])
+                manifest_path.write_bytes(kept[1])
+            else:
+                assert manifest is not None
+                manifest_path.write_text(manifest)
         how = ["ci"] if kept is not None else ["install", "--save-exact"]
         run_npm(npm, prefix, how, f"npm {how[0]} for {self.scope}/pi-coding-agent@"
                 f"{self.version}", on_line)
@@ -103,22 +140,21 @@ class NpmRelease:
                 f"{self.name}: npm installed no Node 22 binary for this platform "
                 f"({os.uname().machine})")
         with writing_cache():
-            (prefix / ".installed").write_text(self.version + "\n")
+            self.marker.write_text(f"{self.version} {RESOLUTION}\n")
         return Installed(prefix, time.perf_counter() - started)
 
+    def _current_rule(self) -> bool:
+        try:
+            return RESOLUTION in self.marker.read_text().split()
+        except OSError:
+            return False
 
-def registry_releases(line: str, oldest: str = "0.74.0") -> list[str]:
+
+def registry_releases(line: str, oldest: str | None = None) -> list[str]:
     """``line@X.Y.Z`` for every release of ``line`` on the npm registry from ``oldest`` on
-    (for ``pi``, 0.74.0: the first of ``@earendil-works``), newest first."""
-    npm = find_npm(line)
-    package = f"{LINES[line]}/pi-coding-agent"
-    try:
-        done = subprocess.run([npm, "view", package, "versions", "--json"], capture_output=True,
-                              text=True, timeout=120, check=True)
-        versions = json.loads(done.stdout)
-    except (OSError, subprocess.SubprocessError, ValueError) as exc:
-        raise AdapterInstallError(f"cannot list the releases of {package}: {exc}") from None
-    floor = _key(oldest)
+    (default: the oldest that reads version-3 sessions, ``OLDEST``), newest first."""
+    versions = npm_view(find_npm(line), f"{LINES[line]}/pi-coding-agent", "versions") or []
+    floor = _key(oldest or OLDEST[line])
     kept = [v for v in versions if is_release_version(v) and _key(v) >= floor]
     return [f"{line}@{v}" for v in sorted(kept, key=_key, reverse=True)]
 
@@ -127,4 +163,5 @@ def _key(version: str) -> tuple[int, ...]:
     return tuple(int(part) for part in version.split("."))
 
 
-__all__ = ["LINES", "NpmRelease", "is_release_version", "registry_releases"]
+__all__ = ["LINES", "OLDEST", "NpmRelease", "is_release_version", "registry_releases",
+           "too_old"]
