@@ -9,7 +9,8 @@ import jsonschema
 from click.testing import CliRunner
 
 from conformance.cli.main import main
-from conformance.reporting.history import history_data, markdown
+from conformance.reporting.history import history_data, json_text, markdown
+from conformance.reporting.history_causes import in_words
 
 REPO = Path(__file__).resolve().parent.parent
 RELEASES = ["pi@1.6.0", "pi@1.5.2", "pi@1.5.0", "pi@1.0.3", "pi-mariozechner@0.73.1"]
@@ -44,27 +45,92 @@ def test_a_behaviour_is_dated_by_the_oldest_release_in_the_newest_run_that_answe
         {"since": "pi@1.5.2", "before": "pi@1.5.0", "stage": "request.x", "paths": ["$.betas"],
          "cases": ["a", "b"]},
     ]
+    assert data["behaviours"] == [
+        {"case": "a", "stage": "request.x", "groups": [[0, 1], [2, 3]], "since": 1},
+        {"case": "b", "stage": "request.x", "groups": [[0, 1], [2]], "since": 1},
+        {"case": "c", "stage": "llm", "groups": [[0], [1, 2], [4]], "since": 0},
+    ]
     text = markdown(data)
-    assert "## Since pi@1.5.2 (2 case-stage behaviours)" in text
-    assert "`request.x`: `$.betas` changed (pi@1.5.0 answered otherwise), in 2 case(s)" in text
+    assert "## Since pi@1.5.2 (1 change(s); pi@1.5.0 answered otherwise)" in text
+    assert "- `$.betas` in the SDK parameters of x: in 2 case(s), e.g. `a`, `b`" in text
 
 
-def test_the_shipped_history_is_valid_and_covers_every_drift_of_the_newest_release():
+def _changes(*items: dict[str, object]) -> list[dict[str, object]]:
+    return history_data(drift(*items))["causes"]
+
+
+NEW, OLD = [["pi@1.6.0", "pi@1.5.2"], ["pi@1.5.0"]], {"pi@1.5.0": []}
+
+
+def test_a_change_on_a_request_and_its_http_body_in_the_same_cases_is_one_cause():
+    causes = _changes(
+        item("a", "request.x", NEW, {"pi@1.5.0": ["$.betas"]}),
+        item("b", "request.x", NEW, {"pi@1.5.0": ["$.betas"]}),
+        item("a", "wire.x", NEW, {"pi@1.5.0": ["$.body.betas", '$.headers["x-beta"]']}),
+        item("b", "wire.x", NEW, {"pi@1.5.0": ["$.body.betas", '$.headers["x-beta"]']}),
+        item("c", "request.y", NEW, {"pi@1.5.0": ["$.other"]}))
+    assert [(c["stages"], c["fields"], c["cases"]) for c in causes] == [
+        (["request.x", "wire.x"], ["$.betas", '$.headers["x-beta"]'], ["a", "b"]),
+        (["request.y"], ["$.other"], ["c"])]
+    assert in_words(causes[0]) == ('`$.betas`, `$.headers["x-beta"]` in the SDK parameters '
+                                   'and HTTP request of x')
+
+
+def test_positions_in_a_list_are_one_field_and_providers_alike_are_one_cause():
+    causes = _changes(
+        item("a", "request.x", NEW, {"pi@1.5.0": ["$.messages[2].content"]}),
+        item("b", "request.x", NEW, {"pi@1.5.0": ["$.messages[4].content"]}),
+        item("a", "request.y", NEW, {"pi@1.5.0": ["$.messages[2].content"]}),
+        item("b", "request.y", NEW, {"pi@1.5.0": ["$.messages[4].content"]}),
+        item("a", "llm", NEW, {"pi@1.5.0": ["$[0].content"]}))
+    assert [(c["surfaces"], c["fields"], c["behaviours"]) for c in causes] == [
+        (["x", "y"], ["$.messages[*].content"], 4), (["llm"], ["$[*].content"], 1)]
+
+
+def test_changes_at_other_release_boundaries_or_in_other_cases_stay_apart():
+    older = [["pi@1.6.0", "pi@1.5.2", "pi@1.5.0"], ["pi@1.0.3"]]
+    causes = _changes(
+        item("a", "request.x", NEW, {"pi@1.5.0": ["$.f"]}),
+        item("b", "request.x", older, {"pi@1.0.3": ["$.f"]}),
+        item("c", "request.y", NEW, {"pi@1.5.0": ["$.f"]}),
+        item("d", "request.y", NEW, {"pi@1.5.0": ["$.f"]}))
+    assert sorted((c["since"], c["surfaces"], c["cases"]) for c in causes) == [
+        ("pi@1.5.0", ["x"], ["b"]), ("pi@1.5.2", ["x"], ["a"]), ("pi@1.5.2", ["y"], ["c", "d"])]
+
+
+def test_the_shipped_history_is_valid_and_dates_every_behaviour_once():
+    """Every (case, stage) on which an older release answers otherwise than the newest is in
+    exactly one change, under the release its behaviours say, and in one cause."""
     out = REPO / "reports" / "history"
     data = json.loads((out / "history.json").read_text())
     schema = json.loads((REPO / "conformance" / "schemas" / "history.schema.json").read_text())
     jsonschema.validate(data, schema)
-    drifting = {(i["case"], i["stage"]) for i in json.loads((out / "drift.json").read_text())
-                ["items"] if i["verdict"] == "drift" and i["groups"][0][0] == data["releases"][0]
-                and len(i["groups"]) > 1}
-    dated = [(case, change["stage"]) for change in data["changes"] for case in change["cases"]]
-    assert len(dated) == len(set(dated)) and set(dated) == drifting
-    assert data == history_data(json.loads((out / "drift.json").read_text()))
+    releases = data["releases"]
+    assert len(releases) >= 12  # the issue asks for 30: 12 ran so far (reports/history/README.md)
+    behaviours = {(b["case"], b["stage"]): releases[b["since"]] for b in data["behaviours"]}
+    dated = [((case, change["stage"]), change["since"]) for change in data["changes"]
+             for case in change["cases"]]
+    assert len(dated) == len(set(dated)) and dict(dated) == behaviours
+    assert sum(cause["behaviours"] for cause in data["causes"]) == len(behaviours)
+    text = (out / "history.md").read_text()
+    assert all(f"`{release}`" in text for release in releases)
+
+
+def test_the_json_has_one_item_a_line_and_reads_back_the_same(tmp_path: Path):
+    data = history_data(drift(
+        item("a", "request.x", [["pi@1.6.0", "pi@1.5.2"], ["pi@1.5.0"]],
+             {"pi@1.5.0": ["$.betas"]})))
+    text = json_text(data)
+    assert json.loads(text) == data
+    assert '\n    {"case":"a","stage":"request.x","groups":[[0,1],[2]],"since":1}\n' in text
 
 
 def test_the_command_writes_it_from_a_drift_report(tmp_path: Path):
-    result = CliRunner().invoke(main, ["corpus", "history", "--from-drift",
-                                       str(REPO / "reports" / "history" / "drift.json"),
+    source = tmp_path / "drift.json"
+    source.write_text(json.dumps(drift(
+        item("a", "request.x", [["pi@1.6.0", "pi@1.5.2"], ["pi@1.5.0"]],
+             {"pi@1.5.0": ["$.betas"]}))))
+    result = CliRunner().invoke(main, ["corpus", "history", "--from-drift", str(source),
                                        "--out", str(tmp_path)])
     assert result.exit_code == 0, result.output
     assert (tmp_path / "history.md").read_text().startswith("# pi-conformance: Pi's behaviour")

@@ -118,6 +118,12 @@ def _against(plan: RunPlan, corpus: Corpus, stack: contextlib.ExitStack,
         if note:
             stderr().print(note, soft_wrap=True)
         judging = release_goldens(spec, corpus, plan)
+    except KeyboardInterrupt:  # waiting for the hello: --report says so all the same
+        early.discard()
+        from conformance.execution.executor import report_interrupted_start
+
+        report_interrupted_start(plan, None, corpus.root)
+        raise
     except BaseException:
         early.discard()
         raise
