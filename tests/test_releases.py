@@ -172,3 +172,18 @@ def test_a_kept_answer_is_verified_by_its_provenance_before_it_is_used(tmp_path:
         **stored["provenance"], "installed": "pi-ai@1.3.1"}}))
     assert cache.get(key) is None and cache.rejected == 1
     assert other.key("plain", b"session", ["entries"], {}) != key  # it never asks for it
+
+
+def test_two_installs_of_one_release_at_once_install_it_once(fake_npm: Path):
+    """A history run and a test run installing one release together: the second wiped the
+    prefix under the first ('cannot write to the install cache'). Now it waits and finds it
+    installed."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    release = NpmRelease("pi", "1.3.0")
+    with ThreadPoolExecutor(2) as pool:
+        done = list(pool.map(lambda _: release.install(), range(2)))
+    assert release.is_installed()
+    assert sorted(d.seconds > 0 for d in done) == [False, True]  # one installed, one found it
+    commands = [json.loads(line)[1] for line in fake_npm.read_text().splitlines()]
+    assert commands.count("install") == 1

@@ -15,11 +15,14 @@ cannot answer is "not available in this Pi release", never an error.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
 import re
 import shutil
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -107,8 +110,17 @@ class NpmRelease:
         return RESOLUTION in marker and self.node.exists()
 
     def install(self, *, force: bool = False, on_line: OnLine | None = None) -> Installed:
+        """Install once, whoever asks first: a second process (a history run beside a test
+        run) waits for the first and finds the release installed, instead of wiping the
+        prefix under it."""
         if self.is_installed() and not force:
             return Installed(self.prefix, 0.0)
+        with _exclusive(self.prefix.parent / f".{self.name}.lock"):
+            if self.is_installed() and not force:  # installed while this one waited
+                return Installed(self.prefix, 0.0)
+            return self._install(on_line)
+
+    def _install(self, on_line: OnLine | None) -> Installed:
         npm = find_npm(self.name)
         started = time.perf_counter()
         prefix = self.prefix
@@ -148,6 +160,20 @@ class NpmRelease:
             return RESOLUTION in self.marker.read_text().split()
         except OSError:
             return False
+
+
+@contextlib.contextmanager
+def _exclusive(path: Path) -> Iterator[None]:
+    """An exclusive lock on ``path`` (made if missing), held for the block."""
+    with writing_cache():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle = path.open("a")
+    with handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def registry_releases(line: str, oldest: str | None = None) -> list[str]:
