@@ -186,7 +186,8 @@ def bye_request() -> dict[str, Any]:
 def run_request(seq: int, case_id: str, features: tuple[str, ...], session_path: str,
                 session_text: str, stages: list[str], options: dict[str, Any],
                 events: tuple[str, str] | None = None,
-                inputs: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+                inputs: dict[str, dict[str, Any]] | None = None,
+                turns: dict[str, Any] | None = None) -> dict[str, Any]:
     request = {
         "cmd": "run",
         "seq": seq,
@@ -197,6 +198,8 @@ def run_request(seq: int, case_id: str, features: tuple[str, ...], session_path:
     }
     if events is not None:  # (path, text) of the recorded event stream, for the events stage
         request["events"] = {"path": events[0], "text": events[1]}
+    if turns is not None:  # the turn script of the events stage (corpus/turns.py)
+        request["turns"] = turns
     if inputs:  # feeding stage -> its golden result, for stages claimed given their input
         request["inputs"] = inputs
     return request
