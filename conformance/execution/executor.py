@@ -165,7 +165,7 @@ def opened(plan: RunPlan, corpus: Corpus, implementations: list[Implementation],
                                              str(plan.shard) if plan.shard else ""))
         writer = reports.ReportWriter(stream, head, path)
         writer.raise_failure()  # not even the header could be written: say so before running
-    runner = Runner(corpus, source, plan.limits)
+    runner = Runner(corpus, source, plan.limits, plan.rechunking)
     execution = Execution(plan, runner, implementations, writer,
                           baseline or load_baseline(plan), watcher, universe)
     try:
