@@ -10,10 +10,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from corpus_builder import CLAUSES, write_corpus
 from helpers import run_on
 
 from conformance._paths import corpus_root
+from conformance.cli.main import main
 from conformance.corpus import http_responses
 from conformance.corpus.cases import Corpus
 from conformance.corpus.http_responses import HttpResponse
@@ -121,3 +123,19 @@ def test_a_port_that_decodes_each_read_apart_fails_once_a_character_is_cut(regen
             _, results = run_on([impl], regenerated, rechunking=Rechunking(seed))
             failing |= {r.stage for r in results if r.status == "fail"}
     assert failing == {"response.anthropic-messages", "response.openai-completions"}
+
+
+def test_run_split_responses_judges_cut_bodies_and_says_so_in_the_report(regenerated, tmp_path):
+    command = [sys.executable, str(Path(__file__).parent / "fakes" / "splits_characters.py"),
+               str(regenerated.root)]
+    report = tmp_path / "run.jsonl"
+    result = CliRunner().invoke(main, [
+        "run", "--impl", "process:" + shlex.join(command), "--corpus", str(regenerated.root),
+        "--split-responses", "0", "--report", str(report), "--format", "json"])
+    assert result.exit_code == 1, result.output  # seed 0 cuts every byte apart: it fails
+    header = json.loads(report.read_text().splitlines()[0])
+    assert header["selection"]["split_responses"] == 0
+    whole = CliRunner().invoke(main, [
+        "run", "--impl", "process:" + shlex.join(command), "--corpus", str(regenerated.root),
+        "--format", "json"])
+    assert whole.exit_code == 0, whole.output
