@@ -53,7 +53,8 @@ def run(impl_spec: str, cases: tuple[str, ...], features: tuple[str, ...],
         stages: tuple[str, ...], apis: tuple[str, ...], jobs: int, timeout: float,
         max_restarts: int, baseline: Path | None, report_path: Path | None,
         output_format: str, validate_protocol: bool, allow_empty: bool,
-        split_seed: int | None, against: str | None, quiet: bool, shard: Shard | None, corpus_path: Path | None,
+        split_seed: int | None, against: str | None, quiet: bool, shard: Shard | None,
+        corpus_path: Path | None,
         outputs: dict[str, Path]) -> None:
     """Score an implementation against the corpus.
 
