@@ -162,10 +162,11 @@ def opened(plan: RunPlan, corpus: Corpus, implementations: list[Implementation],
                               capabilities=hello.raw.get("capabilities", {}),
                               corpus=identity or reports.corpus_identity(corpus),
                               scope=RunScope(plan.selection, plan.implementation,
-                                             str(plan.shard) if plan.shard else ""))
+                                             str(plan.shard) if plan.shard else "",
+                                             plan.rechunking.seed if plan.rechunking else None))
         writer = reports.ReportWriter(stream, head, path)
         writer.raise_failure()  # not even the header could be written: say so before running
-    runner = Runner(corpus, source, plan.limits)
+    runner = Runner(corpus, source, plan.limits, plan.rechunking)
     execution = Execution(plan, runner, implementations, writer,
                           baseline or load_baseline(plan), watcher, universe)
     try:
@@ -199,7 +200,8 @@ def report_interrupted_start(plan: RunPlan, identity: CorpusIdentity | None,
     head = reports.header(implementation={"name": plan.implementation, "version": "unknown"},
                           capabilities={}, corpus=identity,
                           scope=RunScope(plan.selection, plan.implementation,
-                                         str(plan.shard) if plan.shard else ""))
+                                         str(plan.shard) if plan.shard else "",
+                                         plan.rechunking.seed if plan.rechunking else None))
     with interrupts.held():
         reports.write_interrupted(plan.report, head)
 

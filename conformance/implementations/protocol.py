@@ -187,6 +187,7 @@ def run_request(seq: int, case_id: str, features: tuple[str, ...], session_path:
                 session_text: str, stages: list[str], options: dict[str, Any],
                 events: tuple[str, str] | None = None,
                 inputs: dict[str, dict[str, Any]] | None = None,
+                responses: dict[str, dict[str, Any]] | None = None,
                 turns: dict[str, Any] | None = None) -> dict[str, Any]:
     request = {
         "cmd": "run",
@@ -202,6 +203,8 @@ def run_request(seq: int, case_id: str, features: tuple[str, ...], session_path:
         request["turns"] = turns
     if inputs:  # feeding stage -> its golden result, for stages claimed given their input
         request["inputs"] = inputs
+    if responses:  # api -> the provider's HTTP response, for the response.<api> stages
+        request["responses"] = responses
     return request
 
 

@@ -122,6 +122,8 @@ class ReferenceSession:
                 self.seq, case.id, case.features, str(copy),
                 session.decode("utf-8", errors="replace"), stages,
                 self.corpus.request_options(case),
+                responses={api: response.serializable()
+                           for api, response in case.responses_for(stages).items()},
                 turns=case.turn.request() if "events" in stages and case.turn else None)
             answer = (self.impl.run_isolated if isolated else self.impl.run)(request, timeout)
         results = protocol.check_run_answer(answer, self.seq, stages)
