@@ -171,3 +171,35 @@ def test_the_replay_rule_holds_a_port_only_where_pi_itself_agrees(corpus, turn_c
     assert verdict.status == "fail" and verdict.message.startswith("replaying the file")
     disagreeing = Golden("events", {"output": spoiled}, golden.provenance, golden.volatile)
     assert judge(case, "events", Output(spoiled), disagreeing).status == "pass"
+
+
+@pytest.mark.reference
+def test_a_script_that_does_not_match_pis_requests_is_the_harness_error_not_a_golden(corpus):
+    """Pi asks for a reply the script does not have, or calls a tool more often than it has
+    results for: the run says so and names the counts; nothing is answered for a golden."""
+    from dataclasses import replace
+
+    from conformance.implementations import protocol
+    from conformance.implementations.transports import reference
+
+    case = next(c for c in corpus.cases if c.turn is not None and _choice(c.id)[1] == "tool")
+    short = replace(case.turn, responses=case.turn.responses[:1])
+    no_result = replace(case.turn, tools=(replace(case.turn.tools[0], results=()),))
+    impl = reference()
+    impl.start()
+    try:
+        for seq, (script, problem) in enumerate(
+                [(short, "Pi sent 2 provider request(s); the script has 1 response(s)"),
+                 (no_result, "Pi called lookup 1 time(s); the script has 0 result(s)")],
+                start=1):
+            request = protocol.run_request(
+                seq, case.id, case.features, str(case.session_path), "", ["events"],
+                corpus.request_options(case), turns=script.request())
+            answer = impl.run(request, 30)
+            assert problem in answer["error"]["message"], answer
+        right = protocol.run_request(3, case.id, case.features, str(case.session_path), "",
+                                     ["events"], corpus.request_options(case),
+                                     turns=case.turn.request())
+        assert "output" in impl.run(right, 30)["results"]["events"]
+    finally:
+        impl.close()

@@ -28,7 +28,7 @@
 //    draws (from the harness's seeded randomness) are found volatile by regenerate's varied
 //    runs, as for every golden.
 
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, copyFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { join } from "node:path";
 
@@ -178,8 +178,9 @@ function stopClock() {
 	};
 }
 
-/** A tool of the script: each call takes the next scripted result of its name. */
-function scriptedTool(tool) {
+/** A tool of the script: each call takes the next scripted result of its name. A call with
+ * none left is a problem of the script (`problems`), reported once the turn is over. */
+function scriptedTool(tool, problems) {
 	let call = 0;
 	return {
 		name: tool.name,
@@ -187,8 +188,12 @@ function scriptedTool(tool) {
 		description: tool.description ?? `A scripted tool (${tool.name}).`,
 		parameters: tool.parameters ?? { type: "object", properties: {}, additionalProperties: true },
 		async execute(toolCallId, params, signal, onUpdate) {
-			const result = tool.results[call] ?? { text: `pi-conformance: no scripted result left for ${tool.name}`, isError: true };
+			const result = tool.results[call];
 			call += 1;
+			if (result === undefined) {
+				problems.push(`Pi called ${tool.name} ${call} time(s); the script has ${tool.results.length} result(s)`);
+				throw new Error(`pi-conformance: no scripted result left for ${tool.name}`);
+			}
 			if (result.update !== undefined) onUpdate?.({ content: [{ type: "text", text: result.update }], details: {} });
 			if (result.isError) throw new Error(result.text);
 			return { content: [{ type: "text", text: result.text }], details: result.details ?? {} };
@@ -249,13 +254,14 @@ export async function eventsStage(modules, sessionPath, turns, dir, cwd) {
 	globalThis.fetch = pacedFetch(saved.fetch, provider.origin, turns.responses, provider.state);
 	const startClock = stopClock();
 	const events = [];
+	const problems = [];
 	let session;
 	try {
 		const manager = modules.SessionManager.open(copy, join(dir, "sessions"));
 		const before = readLines(copy);
 		const modelRuntime = await modules.ModelRuntime.create({ authPath: join(agentDir, "auth.json"), modelsPath: join(agentDir, "models.json") });
 		const chosen = modelRuntime.getModel(PROVIDER, MODEL_ID);
-		if (!chosen) throw new TurnScriptError("the fake model was not registered");
+		if (!chosen) throw new Error(`pi-conformance: Pi did not register ${PROVIDER}/${MODEL_ID} from models.json`);
 		({ session } = await modules.createAgentSession({
 			cwd,
 			agentDir,
@@ -266,12 +272,16 @@ export async function eventsStage(modules, sessionPath, turns, dir, cwd) {
 			settingsManager: modules.SettingsManager.inMemory(SETTINGS),
 			resourceLoader: resourceLoader(modules.createExtensionRuntime),
 			noTools: "builtin",
-			customTools: (turns.tools ?? []).map(scriptedTool),
+			customTools: (turns.tools ?? []).map((tool) => scriptedTool(tool, problems)),
 		}));
 		session.subscribe((event) => {
 			events.push(JSON.parse(JSON.stringify(event)));
 		});
 		for (const prompt of turns.prompts) await session.prompt(prompt);
+		if (provider.state.extra > 0) {
+			problems.push(`Pi sent ${turns.responses.length + provider.state.extra} provider request(s); the script has ${turns.responses.length} response(s)`);
+		}
+		if (problems.length > 0) throw new TurnScriptError(problems.join("; "));
 		const live = JSON.parse(JSON.stringify(session.messages));
 		session.dispose();
 		session = undefined;
