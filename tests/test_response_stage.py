@@ -5,75 +5,25 @@ from __future__ import annotations
 
 import json
 import shlex
-import shutil
 import sys
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from corpus_builder import CLAUSES, write_corpus
 from helpers import run_on
+from response_corpus import response_corpus
 
-from conformance._paths import corpus_root
 from conformance.cli.main import main
-from conformance.corpus import http_responses
-from conformance.corpus.cases import Corpus
-from conformance.corpus.http_responses import HttpResponse
 from conformance.corpus.stages import APIS, RESPONSE_STAGES
 from conformance.execution.rechunking import Rechunking
 from conformance.implementations.specs import resolve
 from conformance.jsonio import read_json
-from conformance.maintenance import regenerate
-from conformance.maintenance.captures import wire
-from conformance.maintenance.captures.script import Block, Turn, Usage
 
 pytestmark = pytest.mark.reference
-
-TURN = Turn(blocks=(Block("thinking", "let me see", signature="c2ln"),
-                    Block("text", "héllo 😀 世界"),
-                    Block("tool_call", id="toolu_1", name="read", arguments={"path": "ä.txt"})),
-            stop="toolUse", usage=Usage(10, 5, 3))
-
-
-def raw_utf8(frame: bytes) -> bytes:
-    """An SSE frame with its JSON's non-ASCII characters sent as UTF-8, as services send them
-    (the capture encoders escape them), so that a cut may fall inside a character."""
-    lines = []
-    for line in frame.decode().split("\n"):
-        if line.startswith("data: {"):
-            line = "data: " + json.dumps(json.loads(line[6:]), ensure_ascii=False,
-                                         separators=(",", ":"))
-        lines.append(line)
-    return "\n".join(lines).encode()
-
-
-def response_corpus(root: Path) -> Corpus:
-    """One case holding the same turn as Anthropic and OpenAI Completions send it."""
-    write_corpus(root, CLAUSES, {"resp/turn": (
-        'features = ["basic"]\n'
-        'stages = ["response.anthropic-messages", "response.openai-completions"]\n')})
-    shutil.copy(corpus_root() / "models.json", root / "models.json")
-    folder = root / "cases" / "resp" / "turn" / "responses"
-    folder.mkdir()
-    for api, encode in (("anthropic-messages", wire.anthropic_messages),
-                        ("openai-completions", wire.openai_completions)):
-        frames, _ = encode(TURN, "claude-sonnet-4-5", 1)
-        response = HttpResponse(200, (("content-type", "text/event-stream"),),
-                                tuple(map(raw_utf8, frames)))
-        (folder / f"{api}.json").write_text(http_responses.dumps(response))
-    return Corpus(root)
 
 
 def test_every_api_has_a_response_stage():
     assert tuple(f"response.{api}" for api in APIS) == RESPONSE_STAGES
-
-
-@pytest.fixture(scope="module")
-def regenerated(tmp_path_factory: pytest.TempPathFactory) -> Corpus:
-    """The one-case corpus with its goldens written by Pi."""
-    corpus = response_corpus(tmp_path_factory.mktemp("responses") / "corpus")
-    assert regenerate.regenerate(corpus, corpus.cases) == 2
-    return corpus
 
 
 def test_pi_writes_the_golden_and_agrees_with_itself_however_the_body_is_cut(regenerated):

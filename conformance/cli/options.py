@@ -82,7 +82,8 @@ SPLIT_RESPONSES = click.option("--split-responses", "split_seed", type=click.Int
                                metavar="SEED", default=None, help=SPLIT_RESPONSES_HELP)
 APIS_OPTION = click.option(
     "--api", "apis", multiple=True, type=click.Choice(APIS),
-    help="Only the request stage of this API (repeatable; adds to --stage).")
+    help="Only the request, wire and response stages of this API (repeatable; adds to "
+         "--stage).")
 OUTPUT = click.option("-o", "--output", metavar="FILE",
                       type=click.Path(path_type=Path, dir_okay=False),
                       help="Write here instead of stdout.")

@@ -114,5 +114,6 @@ def narrowed(stages: Sequence[str], apis: Sequence[str]) -> tuple[str, ...] | No
     ``Selection.wants`` decides); None when it is not narrowed, and may ask any."""
     if not stages and not apis:
         return None
-    by_api = (prefix + api for api in apis for prefix in (REQUEST_PREFIX, WIRE_PREFIX))
+    by_api = (prefix + api for api in apis
+              for prefix in (REQUEST_PREFIX, WIRE_PREFIX, RESPONSE_PREFIX))
     return tuple(dict.fromkeys([*stages, *by_api]))

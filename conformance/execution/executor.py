@@ -26,6 +26,7 @@ from conformance.execution import interrupts
 from conformance.execution.goldens import CorpusGoldens, GoldenSource
 from conformance.execution.plan import RunPlan
 from conformance.execution.processes import started
+from conformance.execution.rechunking import Rechunking
 from conformance.execution.runner import KeepAnswers, Planned, Runner
 from conformance.execution.runner import plan as plan_cases
 from conformance.implementations.early import EarlyStart
@@ -139,6 +140,11 @@ class Execution:
                                  allow_empty=self.plan.allow_empty or shard)
 
 
+def split_seed(plan: RunPlan) -> int | None:
+    """The seed the plan cuts provider responses by, for the report's header."""
+    return plan.rechunking.seed if isinstance(plan.rechunking, Rechunking) else None
+
+
 @contextlib.contextmanager
 def opened(plan: RunPlan, corpus: Corpus, implementations: list[Implementation], *,
            goldens: GoldenSource | None = None, stream: IO[bytes] | None = None,
@@ -163,7 +169,7 @@ def opened(plan: RunPlan, corpus: Corpus, implementations: list[Implementation],
                               corpus=identity or reports.corpus_identity(corpus),
                               scope=RunScope(plan.selection, plan.implementation,
                                              str(plan.shard) if plan.shard else "",
-                                             plan.rechunking.seed if plan.rechunking else None))
+                                             split_seed(plan)))
         writer = reports.ReportWriter(stream, head, path)
         writer.raise_failure()  # not even the header could be written: say so before running
     runner = Runner(corpus, source, plan.limits, plan.rechunking)
@@ -201,7 +207,7 @@ def report_interrupted_start(plan: RunPlan, identity: CorpusIdentity | None,
                           capabilities={}, corpus=identity,
                           scope=RunScope(plan.selection, plan.implementation,
                                          str(plan.shard) if plan.shard else "",
-                                         plan.rechunking.seed if plan.rechunking else None))
+                                         split_seed(plan)))
     with interrupts.held():
         reports.write_interrupted(plan.report, head)
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from conformance.corpus.selection import Selection
 from conformance.corpus.shards import Shard
-from conformance.execution.rechunking import Rechunking
+from conformance.execution.rechunking import ResponseCutter
 from conformance.execution.runner import Limits
 
 
@@ -33,7 +33,7 @@ class RunPlan:
     # goldens); None: the release the implementation's hello targets, if any (against.py).
     against: str | None = None
     # Provider responses cut elsewhere than in their own chunks (rechunking.py); None: not.
-    rechunking: Rechunking | None = None
+    rechunking: ResponseCutter | None = None
 
     @property
     def hint(self) -> tuple[str, ...] | None:

@@ -11,9 +11,17 @@ every response of the corpus), so a port's must not either.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Protocol
 
 from conformance.corpus.http_responses import HttpResponse
+
+
+class ResponseCutter(Protocol):
+    """Decides how the runner cuts each provider response it sends."""
+
+    def split(self, case_id: str, api: str, response: HttpResponse) -> HttpResponse: ...
 
 #: How a response may be cut: every byte its own chunk; cuts just inside each multi-byte
 #: character; a handful of cuts anywhere.
@@ -41,3 +49,18 @@ def cuts(body: bytes, mode: str, chooser: random.Random) -> list[int]:
         return [chooser.randrange(1, len(body)) for _ in range(min(8, len(body) // 2))] \
             if len(body) > 1 else []
     raise ValueError(f"unknown rechunking mode {mode!r}; one of {', '.join(MODES)}")
+
+
+@dataclass
+class ExplicitCuts:
+    """Cuts set from outside, per case and API (the chunk-boundary fuzzer sets each example's);
+    a response with none set goes in its own chunks."""
+
+    cuts: dict[tuple[str, str], tuple[int, ...]] = field(default_factory=dict)
+
+    def set(self, case_id: str, api: str, offsets: Iterable[int]) -> None:
+        self.cuts[(case_id, api)] = tuple(offsets)
+
+    def split(self, case_id: str, api: str, response: HttpResponse) -> HttpResponse:
+        offsets = self.cuts.get((case_id, api))
+        return response if offsets is None else response.split_at(offsets)

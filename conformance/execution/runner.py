@@ -36,7 +36,7 @@ from conformance.errors import (
 )
 from conformance.execution import interrupts
 from conformance.execution.goldens import CaseGoldens, GoldenSource
-from conformance.execution.rechunking import Rechunking
+from conformance.execution.rechunking import ResponseCutter
 from conformance.files import UnreadableFile, read_regular
 from conformance.implementations import process, protocol
 from conformance.implementations.transports import (
@@ -215,7 +215,7 @@ class Runner:
     worker) or ``judge_case`` one at a time (fuzzing, shrinking)."""
 
     def __init__(self, corpus: Corpus, goldens: GoldenSource, limits: Limits | None = None,
-                 rechunking: Rechunking | None = None):
+                 rechunking: ResponseCutter | None = None):
         self.corpus = corpus  # the request options (its models) for every case
         self.goldens = goldens
         self.limits = limits or Limits()
