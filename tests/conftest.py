@@ -21,8 +21,7 @@ CASE_IDS = ("small.alpha", "small.beta", "small.gamma", "small.delta")
 
 
 def make_corpus(root: Path, ids: tuple[str, ...] = CASE_IDS) -> Path:
-    """A corpus of copies of one real case (goldens written by Pi), under other ids; without
-    its turn script and events golden, so its cases have the default stages."""
+    """A corpus of copies of one real case (goldens written by Pi), under other ids."""
     (root / "cases").mkdir(parents=True)
     shutil.copytree(REPO / "corpus" / "features", root / "features")
     shutil.copy(REPO / "corpus" / "models.json", root / "models.json")
@@ -30,8 +29,7 @@ def make_corpus(root: Path, ids: tuple[str, ...] = CASE_IDS) -> Path:
     meta = (SOURCE_CASE / "case.toml").read_text()
     for case_id in ids:
         directory = root / "cases" / "small" / case_id.split(".", 1)[1]
-        shutil.copytree(SOURCE_CASE, directory,
-                        ignore=shutil.ignore_patterns("turns", "events.json"))
+        shutil.copytree(SOURCE_CASE, directory)
         (directory / "case.toml").write_text(
             meta.replace('id = "traps.two-timestamps"', f'id = "{case_id}"'))
     return root
