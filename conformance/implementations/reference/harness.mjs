@@ -76,9 +76,11 @@ function seededBytes(seed) {
 	};
 }
 
-/** Every source of randomness Pi reaches (ids: crypto.randomUUID; uuidv7: getRandomValues). */
+/** Every source of randomness Pi reaches (ids: crypto.randomUUID; uuidv7: getRandomValues).
+ * Returns the function that starts the seeded stream again from its beginning (the same
+ * functions, which a module may have kept, draw from it). */
 function seedRandomness(seed) {
-	const next = seededBytes(seed);
+	let next = seededBytes(seed);
 	const fill = (view) => {
 		new Uint8Array(view.buffer, view.byteOffset, view.byteLength).set(next(view.byteLength));
 		return view;
@@ -104,6 +106,9 @@ function seedRandomness(seed) {
 	replace(globalThis.crypto, "randomUUID", randomUUID);
 	replace(globalThis.crypto, "getRandomValues", fill);
 	syncBuiltinESMExports(); // `import { randomUUID } from "crypto"` in Pi sees the seeded one
+	return () => {
+		next = seededBytes(seed);
+	};
 }
 
 /** The clock moved by `offset` ms: Date.now() and `new Date()` without arguments. */
@@ -126,7 +131,7 @@ const variation = {
 	clockOffset: process.env.PI_CONFORMANCE_CLOCK_OFFSET,
 	scratchTag: process.env.PI_CONFORMANCE_SCRATCH_TAG,
 };
-if (variation.seed !== undefined) seedRandomness(variation.seed);
+const restartRandomness = variation.seed === undefined ? () => {} : seedRandomness(variation.seed);
 if (variation.clockOffset !== undefined) {
 	const offset = Number(variation.clockOffset);
 	if (!Number.isFinite(offset)) {
@@ -320,6 +325,10 @@ async function capabilitiesOfInstallation() {
 }
 
 const capabilities = await capabilitiesOfInstallation();
+// Detecting loads all of Pi, whose modules may draw random values as they load: a process that
+// detected (the kept answer was another harness text's) draws from here what one that read it
+// draws.
+restartRandomness();
 const STAGES = capabilities.stages;
 
 // Once it has answered its hello, while its runner gets ready (about half a second), the
