@@ -1,0 +1,79 @@
+"""mistral-conversations: a spec as Mistral's chat completion chunks (``data:`` lines).
+
+Fields as Mistral documents them and pi-ai reads them: ``content`` as a string, or as chunks
+with a ``thinking`` chunk for reasoning; tool calls keyed by ``index`` with string arguments
+(several interleaved); ``finish_reason`` (``error`` is how Mistral reports a failure
+mid-stream) and usage in the last chunk; ``[DONE]`` after it. Mistral has no refusal.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from conformance.corpus.http_responses import HttpResponse
+from conformance.maintenance.responses import framing
+from conformance.maintenance.responses.capability import of
+from conformance.maintenance.responses.spec import Ending, Kind, ResponseSpec, model_of
+
+CAPABILITY = of({Kind.TEXT, Kind.THINKING, Kind.TOOL_CALL},
+                set(Ending) - {Ending.REFUSAL}, {"cache_read"})
+FINISH = {Ending.STOP: "stop", Ending.LENGTH: "length", Ending.TOOL_USE: "tool_calls",
+          Ending.ERROR_EVENT: "error"}
+OVERLOAD = 429
+CREATED = 1767225600
+
+
+def tool_id(call_id: str) -> str:
+    """Mistral's tool call ids: nine letters and digits."""
+    return (call_id.replace("_", "").replace("-", "") + "000000000")[:9]
+
+
+def encode(spec: ResponseSpec, model: str) -> HttpResponse | None:
+    if not CAPABILITY.accepts(spec):
+        return None
+    if spec.error is not None:
+        status = spec.error.status or OVERLOAD
+        return framing.error(spec.error, status, {
+            "object": "error", "message": spec.error.message,
+            "type": "rate_limited" if status == OVERLOAD else "invalid_request_error",
+            "param": None, "code": str(status)})
+    name = model_of(spec, model)
+    frames: list[bytes] = []
+
+    def chunk(delta: dict[str, Any], finish: str | None = None,
+              usage: dict[str, Any] | None = None) -> None:
+        body: dict[str, Any] = {"id": spec.response_id, "object": "chat.completion.chunk",
+                                "created": CREATED, "model": name, "choices": [
+                                    {"index": 0, "delta": delta, "finish_reason": finish}]}
+        if usage is not None:
+            body["usage"] = usage
+        frames.append(framing.sse(body))
+
+    chunk({"role": "assistant", "content": ""})
+    calls = spec.tool_calls
+    for block in spec.blocks:
+        if block.kind is Kind.TOOL_CALL:
+            if block is calls[0]:
+                for i, piece in framing.interleave([b.deltas or ("{}",) for b in calls]):
+                    b = calls[i]
+                    chunk({"tool_calls": [{"id": tool_id(b.call_id), "index": i, "function": {
+                        "name": b.name, "arguments": piece}}]})
+            continue
+        for piece in block.deltas:
+            if block.kind is Kind.THINKING:
+                chunk({"content": [{"type": "thinking",
+                                    "thinking": [{"type": "text", "text": piece}]}]})
+            else:
+                chunk({"content": piece})
+    if spec.ending is Ending.CUT:
+        return framing.stream(frames)
+    usage = None
+    if spec.usage is not None:
+        u = spec.usage
+        usage = {"prompt_tokens": u.input + u.cache_read, "completion_tokens": u.output,
+                 "total_tokens": u.input + u.cache_read + u.output}
+        if u.cache_read:
+            usage["num_cached_tokens"] = u.cache_read
+    chunk({"content": ""}, FINISH[spec.ending], usage)
+    frames.append(framing.sse("[DONE]"))
+    return framing.stream(frames)
