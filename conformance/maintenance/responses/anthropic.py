@@ -25,10 +25,6 @@ ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error",
 OVERLOAD = 529
 
 
-def tool_id(block: Block) -> str:
-    return f"toolu_{block.call_id}"
-
-
 def encode(spec: ResponseSpec, model: str) -> HttpResponse | None:
     if not CAPABILITY.accepts(spec):
         return None
@@ -60,7 +56,7 @@ def encode(spec: ResponseSpec, model: str) -> HttpResponse | None:
         if block.kind is Kind.TOOL_CALL and len(calls) > 1:
             for i in calls:
                 ev("content_block_start", index=i, content_block={
-                    "type": "tool_use", "id": tool_id(spec.blocks[i]),
+                    "type": "tool_use", "id": spec.blocks[i].call_id,
                     "name": spec.blocks[i].name, "input": {}})
             for i, piece in framing.interleave([spec.blocks[i].deltas for i in calls]):
                 ev("content_block_delta", index=calls[i],
@@ -106,7 +102,7 @@ def _block(ev: Any, index: int, block: Block) -> None:
            content_block={"type": "redacted_thinking", "data": block.signature})
     else:
         ev("content_block_start", index=index, content_block={
-            "type": "tool_use", "id": tool_id(block), "name": block.name, "input": {}})
+            "type": "tool_use", "id": block.call_id, "name": block.name, "input": {}})
         for piece in block.deltas:
             ev("content_block_delta", index=index,
                delta={"type": "input_json_delta", "partial_json": piece})

@@ -63,7 +63,7 @@ def encode(spec: ResponseSpec, model: str) -> HttpResponse | None:
             for i in calls:
                 b = spec.blocks[i]
                 ev("contentBlockStart", contentBlockIndex=i, start={"toolUse": {
-                    "toolUseId": f"tooluse_{b.call_id}", "name": b.name}})
+                    "toolUseId": b.call_id, "name": b.name}})
             for g, piece in framing.interleave([spec.blocks[i].deltas for i in calls]):
                 ev("contentBlockDelta", contentBlockIndex=calls[g],
                    delta={"toolUse": {"input": piece}})

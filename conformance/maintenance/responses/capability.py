@@ -27,6 +27,11 @@ class Capability:
     names_model: bool = True
     #: A tool call's arguments may stream in several pieces.
     split_arguments: bool = True
+    #: A tool call may carry a thought signature.
+    signed_tool_calls: bool = False
+    #: The wire has no stop reason of its own for tool use: a finished response with tool
+    #: calls is tool use, one without is a stop (Responses, Gemini).
+    tool_use_from_content: bool = False
 
     def accepts(self, spec: ResponseSpec) -> bool:
         if spec.ending not in self.endings:
@@ -35,8 +40,13 @@ class Capability:
             return False
         if not self.split_arguments and any(len(b.deltas) > 1 for b in spec.tool_calls):
             return False
+        if not self.signed_tool_calls and any(b.signature for b in spec.tool_calls):
+            return False
         if spec.ending.is_http_error:
             return True
+        if self.tool_use_from_content and spec.ending in (Ending.STOP, Ending.TOOL_USE) \
+                and (spec.ending is Ending.TOOL_USE) != bool(spec.tool_calls):
+            return False
         if spec.usage is None:
             if not self.usage_optional:
                 return False

@@ -52,11 +52,11 @@ class ContentKind:
 READ = {"path": "notes.txt"}
 CONTENT_KINDS = (
     ContentKind("text", "a text reply in two deltas", (text("Hello, ", "world."),),
-                ("block-text",)),
+                ("response-text",)),
     ContentKind("empty", "no content at all", (), ("response-empty",)),
     ContentKind("unicode", "multi-byte text (accents, CJK, emoji, a ZWJ sequence) split "
                 "between characters", (text("Grüße, ", "世界 ", "🎉👩", "\u200d💻"),),
-                ("block-text", "text-unicode")),
+                ("response-text", "text-unicode")),
     ContentKind("thinking", "reasoning text with no signature, then text",
                 (Block(Kind.THINKING, ("Let me ", "think.")), text("Done.")),
                 ("block-thinking",), reasoning=True),
@@ -75,50 +75,51 @@ CONTENT_KINDS = (
                 (Block(Kind.ENCRYPTED_REASONING, signature=ENCRYPTED), text("OK.")),
                 ("block-thinking", "response-encrypted-reasoning"), reasoning=True),
     ContentKind("tool-call", "text, then a tool call with its arguments in one piece",
-                (text("Reading."), call("pi01", "read", json.dumps(READ))),
-                ("block-text", "block-tool-call")),
+                (text("Reading."), call("call_pi01", "read", json.dumps(READ))),
+                ("response-text", "block-tool-call")),
     ContentKind("tool-call-split", "a tool call whose arguments stream in five pieces",
-                (call("pi02", "bash", *split({"command": "ls -la src"}, 5)),),
+                (call("call_pi02", "bash", *split({"command": "ls -la src"}, 5)),),
                 ("block-tool-call", "response-arguments-split")),
     ContentKind("tool-calls-interleaved", "two tool calls whose argument pieces alternate",
-                (call("pi03", "read", *split(READ, 3)),
-                 call("pi04", "bash", *split({"command": "pwd"}, 3))),
+                (call("call_pi03", "read", *split(READ, 3)),
+                 call("call_pi04", "bash", *split({"command": "pwd"}, 3))),
                 ("block-tool-call", "response-tool-calls-interleaved")),
     ContentKind("tool-call-empty-arguments", "a tool call with no arguments",
-                (call("pi05", "status"),),
+                (call("call_pi05", "status"),),
                 ("block-tool-call", "response-arguments-empty")),
 )
 
 #: Many chunks and long arguments: a handful of cases outside the matrix.
 STRESS_KINDS = (
-    ContentKind("stress-many-deltas", "a text in 200 one-character deltas",
-                (text(*("abcdefghij" * 20)),), ("block-text", "response-stress")),
-    ContentKind("stress-long-arguments", "a tool call with 4 KB of arguments in 64 pieces",
-                (call("pi06", "write", *split({"path": "big.txt", "content": "x" * 4000}, 64)),),
+    ContentKind("stress-many-deltas", "a text in 100 one-character deltas",
+                (text(*("abcdefghij" * 10)),), ("response-text", "response-stress")),
+    ContentKind("stress-long-arguments", "a tool call with 2 KB of arguments in 32 pieces",
+                (call("call_pi06", "write",
+                      *split({"path": "big.txt", "content": "x" * 2000}, 32)),),
                 ("block-tool-call", "response-arguments-split", "response-stress")),
-    ContentKind("stress-many-blocks", "thinking, text and three tool calls in one reply",
-                (Block(Kind.SIGNED_THINKING, ("One, ", "two."), SIGNATURE), text("Calling."),
-                 call("pi07", "read", *split({"path": "a"}, 2)),
-                 call("pi08", "read", *split({"path": "b"}, 2)),
-                 call("pi09", "read", *split({"path": "c"}, 2))),
-                ("block-thinking", "block-tool-call", "response-tool-calls-interleaved",
-                 "response-stress"), reasoning=True),
+    ContentKind("stress-many-blocks", "text and three tool calls in one reply",
+                (text("Calling ", "three."),
+                 call("call_pi07", "read", *split({"path": "a"}, 2)),
+                 call("call_pi08", "read", *split({"path": "b"}, 2)),
+                 call("call_pi09", "read", *split({"path": "c"}, 2))),
+                ("response-text", "block-tool-call", "response-tool-calls-interleaved",
+                 "response-stress")),
 )
 
 STREAM_ENDINGS = (Ending.STOP, Ending.LENGTH, Ending.TOOL_USE, Ending.REFUSAL,
                   Ending.ERROR_EVENT, Ending.CUT)
 
 ENDING_FEATURES = {
-    Ending.STOP: "stop-reason-stop", Ending.LENGTH: "stop-reason-length",
-    Ending.TOOL_USE: "stop-reason-tool-use", Ending.REFUSAL: "response-refusal",
+    Ending.STOP: "response-stop", Ending.LENGTH: "stop-reason-length",
+    Ending.TOOL_USE: "response-tool-use", Ending.REFUSAL: "response-refusal",
     Ending.ERROR_EVENT: "response-error-event", Ending.CUT: "response-cut",
     Ending.HTTP_4XX: "response-http-error", Ending.HTTP_5XX: "response-http-error",
     Ending.OVERLOAD: "response-overload",
 }
 
 USAGE_FEATURES = {
-    UsageShape.FINAL: "response-usage-final", UsageShape.CACHE_READ: "usage-cache",
-    UsageShape.CACHE_WRITE: "usage-cache", UsageShape.REASONING: "response-usage-reasoning",
+    UsageShape.FINAL: "response-usage-final", UsageShape.CACHE_READ: "response-usage-cache-read",
+    UsageShape.CACHE_WRITE: "response-usage-cache-write", UsageShape.REASONING: "usage-reasoning",
     UsageShape.NONE: "response-usage-none",
 }
 

@@ -36,9 +36,12 @@ def stream(chunks: Iterable[bytes], headers: Sequence[tuple[str, str]] = SSE_HEA
 def error(http: HttpError, status: int, json_body: Any,
           extra_headers: Sequence[tuple[str, str]] = ()) -> HttpResponse:
     """An HTTP error: the API's own error object, a plain-text body, or none at all."""
-    if http.style is BodyStyle.JSON:
+    if http.body:
         headers = (("content-type", "application/json"), *extra_headers)
-        chunks: tuple[bytes, ...] = (compact(json_body).encode(),)
+        chunks: tuple[bytes, ...] = (http.body.encode(),)
+    elif http.style is BodyStyle.JSON:
+        headers = (("content-type", "application/json"), *extra_headers)
+        chunks = (compact(json_body).encode(),)
     elif http.style is BodyStyle.TEXT:
         headers = (("content-type", "text/plain; charset=utf-8"), *extra_headers)
         chunks = (f"{http.message}\n".encode(),)

@@ -14,11 +14,12 @@ from typing import Any
 from conformance.corpus.http_responses import HttpResponse
 from conformance.maintenance.responses import framing
 from conformance.maintenance.responses.capability import ALL_ENDINGS, of
-from conformance.maintenance.responses.spec import Ending, Kind, ResponseSpec, model_of
+from conformance.maintenance.responses.spec import Block, Ending, Kind, ResponseSpec, model_of
 
 CAPABILITY = of({Kind.TEXT, Kind.THINKING, Kind.SIGNED_THINKING, Kind.TOOL_CALL},
                 ALL_ENDINGS, {"cache_read", "reasoning"}, id_optional=True,
-                split_arguments=False)
+                split_arguments=False, signed_tool_calls=True,
+                tool_use_from_content=True)
 FINISH = {Ending.STOP: "STOP", Ending.LENGTH: "MAX_TOKENS", Ending.TOOL_USE: "STOP",
           Ending.REFUSAL: "SAFETY"}
 STATUSES = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED",
@@ -59,8 +60,7 @@ def encode(spec: ResponseSpec, model: str) -> HttpResponse | None:
     for block in spec.blocks:
         if block.kind is Kind.TOOL_CALL:
             if block is calls[0]:  # Gemini sends parallel calls in one chunk
-                chunk([{"functionCall": {"name": b.name, "args": b.arguments,
-                                         "id": f"call_{b.call_id}"}} for b in calls])
+                chunk([_call(b) for b in calls])
             continue
         for i, piece in enumerate(block.deltas):
             part: dict[str, Any] = {"text": piece}
@@ -86,3 +86,11 @@ def encode(spec: ResponseSpec, model: str) -> HttpResponse | None:
             usage["thoughtsTokenCount"] = u.reasoning
     chunk([], FINISH[spec.ending], usage)
     return framing.stream(frames)
+
+
+def _call(block: Block) -> dict[str, Any]:
+    part: dict[str, Any] = {"functionCall": {"name": block.name, "args": block.arguments,
+                                             "id": block.call_id}}
+    if block.signature:
+        part["thoughtSignature"] = block.signature
+    return part

@@ -25,7 +25,8 @@ CREATED = 1767225600
 
 def tool_id(call_id: str) -> str:
     """Mistral's tool call ids: nine letters and digits."""
-    return (call_id.replace("_", "").replace("-", "") + "000000000")[:9]
+    alnum = "".join(c for c in call_id if c.isalnum())
+    return alnum[-9:] if len(alnum) >= 9 else alnum.rjust(9, "0")
 
 
 def encode(spec: ResponseSpec, model: str) -> HttpResponse | None:

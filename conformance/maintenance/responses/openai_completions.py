@@ -89,8 +89,7 @@ def _reasoning_and_text(block: Block) -> list[dict[str, Any]]:
         return [{"content": piece} for piece in block.deltas]
     if block.kind is Kind.THINKING:
         return [{"reasoning_content": piece} for piece in block.deltas]
-    detail: dict[str, Any] = {"id": f"rs_{block.call_id or 'pi'}", "format": "openai-responses-v1",
-                              "index": 0}
+    detail: dict[str, Any] = {"id": "rs_pi", "format": "openai-responses-v1", "index": 0}
     if block.kind is Kind.REASONING_SUMMARY:
         return [{"reasoning": piece, "reasoning_details": [
             {"type": "reasoning.summary", "summary": piece, **detail}]}
@@ -102,7 +101,7 @@ def _reasoning_and_text(block: Block) -> list[dict[str, Any]]:
 def _tool_calls(chunk: Any, calls: tuple[Block, ...]) -> None:
     """Each call opens with its id and name; the arguments follow, interleaved by index."""
     for i, block in enumerate(calls):
-        chunk({"tool_calls": [{"index": i, "id": f"call_{block.call_id}", "type": "function",
+        chunk({"tool_calls": [{"index": i, "id": block.call_id, "type": "function",
                                "function": {"name": block.name, "arguments": ""}}]})
     for i, piece in framing.interleave([b.deltas for b in calls]):
         chunk({"tool_calls": [{"index": i, "function": {"arguments": piece}}]})

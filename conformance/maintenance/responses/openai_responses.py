@@ -19,7 +19,8 @@ from conformance.maintenance.responses.openai_completions import OVERLOAD, error
 from conformance.maintenance.responses.spec import Block, Ending, Kind, ResponseSpec, model_of
 
 CAPABILITY = of({Kind.TEXT, Kind.THINKING, Kind.REASONING_SUMMARY, Kind.ENCRYPTED_REASONING,
-                 Kind.TOOL_CALL}, ALL_ENDINGS, {"cache_read", "cache_write", "reasoning"})
+                 Kind.TOOL_CALL}, ALL_ENDINGS, {"cache_read", "cache_write", "reasoning"},
+                tool_use_from_content=True)
 CREATED = 1767225600
 
 
@@ -53,10 +54,12 @@ def encode(spec: ResponseSpec, model: str) -> HttpResponse | None:
     for index, block in enumerate(spec.blocks):
         if block.kind is Kind.TOOL_CALL:
             if index == calls[0]:
-                done += _function_calls(ev, [(i, spec.blocks[i]) for i in calls])
+                done += _function_calls(ev, spec.item_prefix,
+                                        [(i, spec.blocks[i]) for i in calls])
             continue
-        done.append(_reasoning(ev, index, block) if block.reasoning
-                    else _message(ev, index, block))
+        item_id = f"{'rs' if block.reasoning else 'msg'}_{spec.item_prefix}_{index}"
+        done.append(_reasoning(ev, item_id, index, block) if block.reasoning
+                    else _message(ev, item_id, index, block))
     if spec.ending is Ending.CUT:
         return framing.stream(ev.frames)
     if spec.ending is Ending.ERROR_EVENT:
@@ -83,11 +86,12 @@ def encode(spec: ResponseSpec, model: str) -> HttpResponse | None:
     return framing.stream(ev.frames)
 
 
-def _reasoning(ev: _Events, index: int, block: Block) -> dict[str, Any]:
-    item_id = f"rs_pi_{index}"
+def _reasoning(ev: _Events, item_id: str, index: int, block: Block) -> dict[str, Any]:
+    """Keys in the order the service sends them: pi-ai keeps the item's JSON as the block's
+    signature."""
     ev("response.output_item.added", output_index=index,
-       item={"id": item_id, "type": "reasoning", "summary": []})
-    item: dict[str, Any] = {"id": item_id, "type": "reasoning", "summary": []}
+       item={"type": "reasoning", "id": item_id, "summary": []})
+    item: dict[str, Any] = {"type": "reasoning", "id": item_id, "summary": []}
     where = {"item_id": item_id, "output_index": index}
     if block.kind is Kind.REASONING_SUMMARY:
         part = {"type": "summary_text", "text": block.text}
@@ -103,48 +107,49 @@ def _reasoning(ev: _Events, index: int, block: Block) -> dict[str, Any]:
             ev("response.reasoning_text.delta", **where, content_index=0, delta=piece)
         ev("response.reasoning_text.done", **where, content_index=0, text=block.text)
         item["content"] = [{"type": "reasoning_text", "text": block.text}]
-    if block.signature:
+    if block.kind is not Kind.THINKING:
         item["encrypted_content"] = block.signature
     ev("response.output_item.done", output_index=index, item=item)
     return item
 
 
-def _message(ev: _Events, index: int, block: Block) -> dict[str, Any]:
-    item_id = f"msg_pi_{index}"
+def _message(ev: _Events, item_id: str, index: int, block: Block) -> dict[str, Any]:
     ev("response.output_item.added", output_index=index, item={
-        "id": item_id, "type": "message", "status": "in_progress", "content": [],
-        "role": "assistant"})
+        "type": "message", "id": item_id, "role": "assistant", "status": "in_progress",
+        "content": []})
     where = {"item_id": item_id, "output_index": index, "content_index": 0}
     ev("response.content_part.added", **where,
-       part={"type": "output_text", "annotations": [], "text": ""})
+       part={"type": "output_text", "text": "", "annotations": []})
     for piece in block.deltas:
         ev("response.output_text.delta", **where, delta=piece)
     ev("response.output_text.done", **where, text=block.text)
-    part = {"type": "output_text", "annotations": [], "text": block.text}
+    part = {"type": "output_text", "text": block.text, "annotations": []}
     ev("response.content_part.done", **where, part=part)
-    item = {"id": item_id, "type": "message", "status": "completed", "content": [part],
-            "role": "assistant"}
+    item = {"type": "message", "id": item_id, "role": "assistant", "status": "completed",
+            "content": [part]}
     ev("response.output_item.done", output_index=index, item=item)
     return item
 
 
-def _function_calls(ev: _Events, calls: list[tuple[int, Block]]) -> list[dict[str, Any]]:
+def _function_calls(ev: _Events, prefix: str,
+                    calls: list[tuple[int, Block]]) -> list[dict[str, Any]]:
     """Every call's item added, the argument deltas interleaved, then each call done."""
     items = []
     for index, block in calls:
         ev("response.output_item.added", output_index=index, item={
-            "id": f"fc_pi_{index}", "type": "function_call", "status": "in_progress",
-            "arguments": "", "call_id": f"call_{block.call_id}", "name": block.name})
+            "type": "function_call", "id": f"fc_{prefix}_{index}", "call_id": block.call_id,
+            "name": block.name, "arguments": "", "status": "in_progress"})
     for i, piece in framing.interleave([b.deltas for _, b in calls]):
         index = calls[i][0]
-        ev("response.function_call_arguments.delta", item_id=f"fc_pi_{index}",
+        ev("response.function_call_arguments.delta", item_id=f"fc_{prefix}_{index}",
            output_index=index, delta=piece)
     for index, block in calls:
         arguments = block.text or "{}"
-        ev("response.function_call_arguments.done", item_id=f"fc_pi_{index}",
+        ev("response.function_call_arguments.done", item_id=f"fc_{prefix}_{index}",
            output_index=index, arguments=arguments)
-        item = {"id": f"fc_pi_{index}", "type": "function_call", "status": "completed",
-                "arguments": arguments, "call_id": f"call_{block.call_id}", "name": block.name}
+        item = {"type": "function_call", "id": f"fc_{prefix}_{index}",
+                "call_id": block.call_id, "name": block.name, "arguments": arguments,
+                "status": "completed"}
         ev("response.output_item.done", output_index=index, item=item)
         items.append(item)
     return items

@@ -56,14 +56,14 @@ def encode(spec: ResponseSpec, model: str) -> HttpResponse | None:
             _block(ev, index, block)
         elif index == calls[0]:
             for i in calls:
-                ev("toolcall_start", contentIndex=i, id=f"call_{spec.blocks[i].call_id}",
+                ev("toolcall_start", contentIndex=i, id=spec.blocks[i].call_id,
                    toolName=spec.blocks[i].name)
             for g, piece in framing.interleave([spec.blocks[i].deltas for i in calls]):
                 ev("toolcall_delta", contentIndex=calls[g], delta=piece)
             for i in calls:
                 b = spec.blocks[i]
                 ev("toolcall_end", contentIndex=i, toolCall={
-                    "type": "toolCall", "id": f"call_{b.call_id}", "name": b.name,
+                    "type": "toolCall", "id": b.call_id, "name": b.name,
                     "arguments": b.arguments})
     if spec.ending is Ending.CUT:
         return framing.stream(frames)

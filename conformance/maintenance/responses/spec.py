@@ -37,7 +37,8 @@ class Kind(enum.Enum):
 @dataclass(frozen=True)
 class Block:
     """One content block; ``deltas`` are the pieces its text (or its arguments' JSON) streams
-    in. ``signature`` is the opaque payload of signed, redacted and encrypted reasoning."""
+    in. ``signature`` is the opaque payload of signed, redacted and encrypted reasoning, or a
+    tool call's thought signature (Gemini). ``call_id`` is sent as is."""
 
     kind: Kind
     deltas: tuple[str, ...] = ()
@@ -126,6 +127,8 @@ class HttpError:
     status: int = 0
     style: BodyStyle = BodyStyle.JSON
     message: str = "pi-conformance: scripted error"
+    #: A body sent as is (JSON text), instead of the API's error object: a captured turn's.
+    body: str = ""
 
 
 @dataclass(frozen=True)
@@ -141,6 +144,8 @@ class ResponseSpec:
     error: HttpError | None = None
     #: The message of a refusal or of an error event.
     message: str = "pi-conformance: scripted failure"
+    #: What the ids of a Responses API's output items are made of (rs_<prefix>_<index>).
+    item_prefix: str = "pi"
 
     @property
     def tool_calls(self) -> tuple[Block, ...]:
