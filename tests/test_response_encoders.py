@@ -35,7 +35,8 @@ KINDS = {kind.slug: kind for kind in (*catalog.CONTENT_KINDS, *catalog.STRESS_KI
 
 def spec(kind: str, ending: Ending = Ending.STOP, shape: UsageShape = UsageShape.FINAL,
          **more: Any) -> ResponseSpec:
-    return ResponseSpec(KINDS[kind].blocks, ending, shape.usage(), **more)
+    return ResponseSpec(KINDS[kind].blocks, ending, shape.usage(),
+                        interleave=KINDS[kind].interleave, **more)
 
 
 def sse_data(response: http_responses.HttpResponse) -> list[Any]:
@@ -104,7 +105,7 @@ def test_every_stream_is_one_event_a_chunk(api: str) -> None:
 def test_bedrock_frames_pass_an_independent_decoder_with_their_crcs() -> None:
     response = encoders.encode("bedrock-converse-stream", ResponseSpec(
         KINDS["signed-thinking"].blocks + KINDS["stress-many-blocks"].blocks, Ending.TOOL_USE,
-        UsageShape.CACHE_WRITE.usage()), MODEL)
+        UsageShape.CACHE_WRITE.usage(), interleave=True), MODEL)
     assert response is not None
     assert ("content-type", eventstream.CONTENT_TYPE) in response.headers
     frames = [decode_frames(chunk) for chunk in response.chunks]
@@ -234,7 +235,6 @@ def test_a_captured_turn_keeps_its_ids_and_halves() -> None:
     assert the_spec.blocks[0] == Block(Kind.SIGNED_THINKING, ("Think ", "it over"), "c2ln")
     assert the_spec.blocks[1].call_id == "toolu_1"
     assert the_spec.blocks[1].arguments == {"path": "a"}
-    assert spec_of(Turn(stall=True), "anthropic-messages", 0) is None
 
 
 def test_a_captured_error_turn_sends_its_body_as_is() -> None:
@@ -243,3 +243,24 @@ def test_a_captured_error_turn_sends_its_body_as_is() -> None:
     assert the_spec is not None
     response = encoders.encode("openai-completions", the_spec, MODEL)
     assert response is not None and response.status == 400 and response.body == body.encode()
+
+
+def test_tool_calls_not_interleaved_are_each_sent_whole_in_turn() -> None:
+    two = ResponseSpec(KINDS["tool-calls-interleaved"].blocks, Ending.TOOL_USE)
+    response = encoders.encode("openai-completions", two, MODEL)
+    assert response is not None
+    indexes = [c["index"] for d in sse_data(response)
+               if isinstance(d, dict) and d.get("choices")
+               for c in d["choices"][0]["delta"].get("tool_calls", [])]
+    assert indexes == [0, 0, 0, 0, 1, 1, 1, 1]
+
+
+def test_the_first_delta_is_where_a_stalled_capture_stops() -> None:
+    for api in encoders.ENCODERS:
+        found = encoders.encoded(api, spec("thinking", Ending.STOP), MODEL) or \
+            encoders.encoded(api, spec("signed-thinking", Ending.STOP), MODEL)
+        assert found is not None, api
+        first = found.response.chunks[found.first_delta - 1]
+        assert b"Let me " in first or b"Check the " in first, api
+        assert not any(b"Let me " in c or b"Check the " in c
+                       for c in found.response.chunks[:found.first_delta - 1]), api

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.corpus.http_responses import HttpResponse
 from conformance.maintenance.responses import framing
 from conformance.maintenance.responses.capability import ALL_ENDINGS, of
 from conformance.maintenance.responses.spec import Block, Ending, Kind, ResponseSpec, model_of
@@ -25,7 +24,7 @@ ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error",
 OVERLOAD = 529
 
 
-def encode(spec: ResponseSpec, model: str) -> HttpResponse | None:
+def encode(spec: ResponseSpec, model: str) -> framing.Encoded | None:
     if not CAPABILITY.accepts(spec):
         return None
     if spec.error is not None:
@@ -34,10 +33,10 @@ def encode(spec: ResponseSpec, model: str) -> HttpResponse | None:
         return framing.error(spec.error, status, {
             "type": "error", "error": {"type": kind, "message": spec.error.message},
             "request_id": "req_pi_conformance"}, (("request-id", "req_pi_conformance"),))
-    frames: list[bytes] = []
+    frames = framing.Frames()
 
-    def ev(kind: str, **data: Any) -> None:
-        frames.append(framing.sse({"type": kind, **data}, event=kind))
+    def ev(kind: str, mark: bool = False, **data: Any) -> None:
+        frames.add(framing.sse({"type": kind, **data}, event=kind), mark)
 
     usage = spec.usage
     start_usage: dict[str, Any] = {"input_tokens": 0, "output_tokens": 0}
@@ -49,27 +48,25 @@ def encode(spec: ResponseSpec, model: str) -> HttpResponse | None:
         "id": spec.response_id, "type": "message", "role": "assistant",
         "model": model_of(spec, model), "content": [], "stop_reason": None,
         "stop_sequence": None, "usage": start_usage})
-    calls = [i for i, b in enumerate(spec.blocks) if b.kind is Kind.TOOL_CALL]
-    for index, block in enumerate(spec.blocks):
-        if index in calls[1:]:
-            continue  # started with the first call, interleaved below
-        if block.kind is Kind.TOOL_CALL and len(calls) > 1:
-            for i in calls:
+    for group in framing.groups(spec.blocks, spec.interleave):
+        if spec.blocks[group[0]].kind is not Kind.TOOL_CALL:
+            _block(ev, group[0], spec.blocks[group[0]])
+            continue
+        for step, i, piece in framing.call_steps(spec.blocks, group):
+            if step == "start":
                 ev("content_block_start", index=i, content_block={
                     "type": "tool_use", "id": spec.blocks[i].call_id,
                     "name": spec.blocks[i].name, "input": {}})
-            for i, piece in framing.interleave([spec.blocks[i].deltas for i in calls]):
-                ev("content_block_delta", index=calls[i],
+            elif step == "delta":
+                ev("content_block_delta", True, index=i,
                    delta={"type": "input_json_delta", "partial_json": piece})
-            for i in calls:
+            else:
                 ev("content_block_stop", index=i)
-            continue
-        _block(ev, index, block)
     if spec.ending is Ending.CUT:
-        return framing.stream(frames)
+        return frames.encoded()
     if spec.ending is Ending.ERROR_EVENT:
         ev("error", error={"type": "overloaded_error", "message": spec.message})
-        return framing.stream(frames)
+        return frames.encoded()
     delta: dict[str, Any] = {"stop_reason": STOP_REASONS[spec.ending], "stop_sequence": None}
     if spec.ending is Ending.REFUSAL:
         delta["stop_details"] = {"type": "refusal", "category": "cyber",
@@ -81,29 +78,24 @@ def encode(spec: ResponseSpec, model: str) -> HttpResponse | None:
             final["usage"]["output_tokens_details"] = {"thinking_tokens": usage.reasoning}
     ev("message_delta", **final)
     ev("message_stop")
-    return framing.stream(frames)
+    return frames.encoded()
 
 
 def _block(ev: Any, index: int, block: Block) -> None:
     if block.kind is Kind.TEXT:
         ev("content_block_start", index=index, content_block={"type": "text", "text": ""})
         for piece in block.deltas:
-            ev("content_block_delta", index=index, delta={"type": "text_delta", "text": piece})
+            ev("content_block_delta", True, index=index,
+               delta={"type": "text_delta", "text": piece})
     elif block.kind is Kind.SIGNED_THINKING:
         ev("content_block_start", index=index,
            content_block={"type": "thinking", "thinking": "", "signature": ""})
         for piece in block.deltas:
-            ev("content_block_delta", index=index,
+            ev("content_block_delta", True, index=index,
                delta={"type": "thinking_delta", "thinking": piece})
         ev("content_block_delta", index=index,
            delta={"type": "signature_delta", "signature": block.signature})
-    elif block.kind is Kind.REDACTED_THINKING:
+    else:
         ev("content_block_start", index=index,
            content_block={"type": "redacted_thinking", "data": block.signature})
-    else:
-        ev("content_block_start", index=index, content_block={
-            "type": "tool_use", "id": block.call_id, "name": block.name, "input": {}})
-        for piece in block.deltas:
-            ev("content_block_delta", index=index,
-               delta={"type": "input_json_delta", "partial_json": piece})
     ev("content_block_stop", index=index)

@@ -14,7 +14,6 @@ from __future__ import annotations
 import base64
 from typing import Any
 
-from conformance.corpus.http_responses import HttpResponse
 from conformance.maintenance.responses import eventstream, framing
 from conformance.maintenance.responses.capability import ALL_ENDINGS, of
 from conformance.maintenance.responses.spec import Block, Ending, Kind, ResponseSpec
@@ -36,7 +35,7 @@ def _payload(data: dict[str, Any]) -> bytes:
     return framing.compact({**data, "p": "abcdefgh"}).encode()
 
 
-def encode(spec: ResponseSpec, model: str) -> HttpResponse | None:
+def encode(spec: ResponseSpec, model: str) -> framing.Encoded | None:
     if not CAPABILITY.accepts(spec):
         return None
     request_id = (("x-amzn-requestid", spec.response_id),) if spec.response_id else ()
@@ -47,32 +46,31 @@ def encode(spec: ResponseSpec, model: str) -> HttpResponse | None:
         return framing.error(spec.error, status, {"message": spec.error.message},
                              (("x-amzn-errortype", f"{kind}:http://internal.amazon.com/coral/"
                                "com.amazon.bedrock/"), *request_id))
-    frames: list[bytes] = []
+    frames = framing.Frames()
 
     def ev(kind: str, **data: Any) -> None:
-        frames.append(eventstream.event(kind, _payload(data)))
+        frames.add(eventstream.event(kind, _payload(data)), kind == "contentBlockDelta")
 
     ev("messageStart", role="assistant")
-    calls = [i for i, b in enumerate(spec.blocks) if b.kind is Kind.TOOL_CALL]
-    for index, block in enumerate(spec.blocks):
+    for group in framing.groups(spec.blocks, spec.interleave):
+        index, block = group[0], spec.blocks[group[0]]
         if block.kind is not Kind.TOOL_CALL:
             for delta in _deltas(block):
                 ev("contentBlockDelta", contentBlockIndex=index, delta=delta)
             ev("contentBlockStop", contentBlockIndex=index)
-        elif index == calls[0]:
-            for i in calls:
-                b = spec.blocks[i]
+            continue
+        for step, i, piece in framing.call_steps(spec.blocks, group):
+            if step == "start":
                 ev("contentBlockStart", contentBlockIndex=i, start={"toolUse": {
-                    "toolUseId": b.call_id, "name": b.name}})
-            for g, piece in framing.interleave([spec.blocks[i].deltas for i in calls]):
-                ev("contentBlockDelta", contentBlockIndex=calls[g],
-                   delta={"toolUse": {"input": piece}})
-            for i in calls:
+                    "toolUseId": spec.blocks[i].call_id, "name": spec.blocks[i].name}})
+            elif step == "delta":
+                ev("contentBlockDelta", contentBlockIndex=i, delta={"toolUse": {"input": piece}})
+            else:
                 ev("contentBlockStop", contentBlockIndex=i)
     if spec.ending is Ending.CUT:
         return _stream(frames, request_id)
     if spec.ending is Ending.ERROR_EVENT:
-        frames.append(eventstream.exception("modelStreamErrorException", framing.compact(
+        frames.add(eventstream.exception("modelStreamErrorException", framing.compact(
             {"message": spec.message, "originalStatusCode": 500}).encode()))
         return _stream(frames, request_id)
     ev("messageStop", stopReason=STOP[spec.ending])
@@ -87,8 +85,9 @@ def encode(spec: ResponseSpec, model: str) -> HttpResponse | None:
     return _stream(frames, request_id)
 
 
-def _stream(frames: list[bytes], request_id: tuple[tuple[str, str], ...]) -> HttpResponse:
-    return framing.stream(frames, (("content-type", eventstream.CONTENT_TYPE), *request_id))
+def _stream(frames: framing.Frames,
+            request_id: tuple[tuple[str, str], ...]) -> framing.Encoded:
+    return frames.encoded((("content-type", eventstream.CONTENT_TYPE), *request_id))
 
 
 def _deltas(block: Block) -> list[dict[str, Any]]:

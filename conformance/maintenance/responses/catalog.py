@@ -47,6 +47,8 @@ class ContentKind:
     features: tuple[str, ...]
     #: Reasoning is asked for in the request (the thinking kinds).
     reasoning: bool = False
+    #: Several tool calls' pieces alternate (ResponseSpec.interleave).
+    interleave: bool = False
 
 
 READ = {"path": "notes.txt"}
@@ -83,7 +85,7 @@ CONTENT_KINDS = (
     ContentKind("tool-calls-interleaved", "two tool calls whose argument pieces alternate",
                 (call("call_pi03", "read", *split(READ, 3)),
                  call("call_pi04", "bash", *split({"command": "pwd"}, 3))),
-                ("block-tool-call", "response-tool-calls-interleaved")),
+                ("block-tool-call", "response-tool-calls-interleaved"), interleave=True),
     ContentKind("tool-call-empty-arguments", "a tool call with no arguments",
                 (call("call_pi05", "status"),),
                 ("block-tool-call", "response-arguments-empty")),
@@ -103,7 +105,7 @@ STRESS_KINDS = (
                  call("call_pi08", "read", *split({"path": "b"}, 2)),
                  call("call_pi09", "read", *split({"path": "c"}, 2))),
                 ("response-text", "block-tool-call", "response-tool-calls-interleaved",
-                 "response-stress")),
+                 "response-stress"), interleave=True),
 )
 
 STREAM_ENDINGS = (Ending.STOP, Ending.LENGTH, Ending.TOOL_USE, Ending.REFUSAL,

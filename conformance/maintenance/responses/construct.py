@@ -73,7 +73,8 @@ def matrix() -> Iterator[Entry]:
                                  f"{ending.value}; usage: {shape.value}."),
                     features=(*kind.features, catalog.ENDING_FEATURES[ending],
                               catalog.USAGE_FEATURES[shape]),
-                    spec=ResponseSpec(kind.blocks, ending, shape.usage()),
+                    spec=ResponseSpec(kind.blocks, ending, shape.usage(),
+                                      interleave=kind.interleave),
                     reasoning=REASONING_LEVEL if kind.reasoning else "")
 
 
@@ -120,7 +121,7 @@ def stress() -> Iterator[Entry]:
                     description=f"{GENERATOR} {kind.title}; ends with {ending.value}.",
                     features=(*kind.features, catalog.ENDING_FEATURES[ending],
                               "response-usage-final"),
-                    spec=ResponseSpec(kind.blocks, ending),
+                    spec=ResponseSpec(kind.blocks, ending, interleave=kind.interleave),
                     reasoning=REASONING_LEVEL if kind.reasoning else "")
 
 
@@ -129,9 +130,9 @@ def captured(corpus_root: Path) -> Iterator[Entry]:
     for directory in scenario_directories(corpus_root):
         scenario = load_scenario(directory)
         for n, turn in enumerate(scenario.turns):
-            spec = spec_of(turn, scenario.api, n)
-            if spec is None:
+            if turn.stall:  # only an abort ends it: the events stage's, not a response case
                 continue
+            spec = spec_of(turn, scenario.api, n)
             yield Entry(
                 slug=f"captured-{scenario.name}-{n}",
                 title=f"Response: turn {n} of the capture {scenario.name}",

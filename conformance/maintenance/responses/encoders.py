@@ -15,9 +15,10 @@ from conformance.maintenance.responses import (
     pi_messages,
 )
 from conformance.maintenance.responses.capability import Capability
+from conformance.maintenance.responses.framing import Encoded
 from conformance.maintenance.responses.spec import ResponseSpec
 
-Encoder = Callable[[ResponseSpec, str], "HttpResponse | None"]
+Encoder = Callable[[ResponseSpec, str], "Encoded | None"]
 
 #: api -> (what its wire can say, the encoder). Every API of ``stages.APIS``.
 ENCODERS: dict[str, tuple[Capability, Encoder]] = {
@@ -34,6 +35,13 @@ ENCODERS: dict[str, tuple[Capability, Encoder]] = {
 }
 
 
+def encoded(api: str, spec: ResponseSpec, model: str) -> Encoded | None:
+    """The response ``api``'s service sends for ``spec`` and where its first content delta
+    ends (None: that wire cannot say it)."""
+    return ENCODERS[api][1](spec, model)
+
+
 def encode(api: str, spec: ResponseSpec, model: str) -> HttpResponse | None:
     """The response ``api``'s service sends for ``spec`` (None: it cannot say it)."""
-    return ENCODERS[api][1](spec, model)
+    found = encoded(api, spec, model)
+    return None if found is None else found.response

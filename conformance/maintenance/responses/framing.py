@@ -7,11 +7,12 @@ event, as the services send them.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from conformance.corpus.http_responses import HttpResponse
-from conformance.maintenance.responses.spec import BodyStyle, HttpError
+from conformance.maintenance.responses.spec import Block, BodyStyle, HttpError, Kind
 
 SSE_HEADERS = (("content-type", "text/event-stream"), ("cache-control", "no-cache"))
 
@@ -28,13 +29,34 @@ def sse(data: Any, event: str | None = None) -> bytes:
     return f"{head}data: {body}\n\n".encode()
 
 
-def stream(chunks: Iterable[bytes], headers: Sequence[tuple[str, str]] = SSE_HEADERS,
-           status: int = 200) -> HttpResponse:
-    return HttpResponse(status, tuple(headers), tuple(chunks))
+@dataclass(frozen=True)
+class Encoded:
+    """A response, and how many of its chunks carry it up to its first content delta (where a
+    capture's ``stall`` turn stops sending: captures/fake_provider.py)."""
+
+    response: HttpResponse
+    first_delta: int
+
+
+class Frames:
+    """The chunks of a stream as an encoder adds them, remembering the first content delta."""
+
+    def __init__(self) -> None:
+        self.chunks: list[bytes] = []
+        self.first_delta: int | None = None
+
+    def add(self, chunk: bytes, delta: bool = False) -> None:
+        self.chunks.append(chunk)
+        if delta and self.first_delta is None:
+            self.first_delta = len(self.chunks)
+
+    def encoded(self, headers: Sequence[tuple[str, str]] = SSE_HEADERS) -> Encoded:
+        response = HttpResponse(200, tuple(headers), tuple(self.chunks))
+        return Encoded(response, self.first_delta or len(self.chunks))
 
 
 def error(http: HttpError, status: int, json_body: Any,
-          extra_headers: Sequence[tuple[str, str]] = ()) -> HttpResponse:
+          extra_headers: Sequence[tuple[str, str]] = ()) -> Encoded:
     """An HTTP error: the API's own error object, a plain-text body, or none at all."""
     if http.body:
         headers = (("content-type", "application/json"), *extra_headers)
@@ -48,7 +70,36 @@ def error(http: HttpError, status: int, json_body: Any,
     else:
         headers = tuple(extra_headers)
         chunks = ()
-    return HttpResponse(status, headers, chunks)
+    return Encoded(HttpResponse(status, headers, chunks), len(chunks))
+
+
+def groups(blocks: Sequence[Block], interleave: bool) -> list[tuple[int, ...]]:
+    """Block indexes in the order they are sent: each block alone, except that interleaved
+    tool calls all go together where the first one is."""
+    calls = tuple(i for i, b in enumerate(blocks) if b.kind is Kind.TOOL_CALL)
+    out: list[tuple[int, ...]] = []
+    for i, block in enumerate(blocks):
+        if not (interleave and block.kind is Kind.TOOL_CALL):
+            out.append((i,))
+        elif i == calls[0]:
+            out.append(calls)
+    return out
+
+
+def ordinals(blocks: Sequence[Block]) -> dict[int, int]:
+    """Block index -> the tool call's position among the calls (the wire's ``index``)."""
+    calls = (i for i, b in enumerate(blocks) if b.kind is Kind.TOOL_CALL)
+    return {i: n for n, i in enumerate(calls)}
+
+
+def call_steps(blocks: Sequence[Block], group: Sequence[int]) -> list[tuple[str, int, str]]:
+    """A group of tool calls as (``start`` | ``delta`` | ``end``, block index, piece): every
+    start, the argument pieces alternating, every end."""
+    steps = [("start", i, "") for i in group]
+    steps += [("delta", group[g], piece)
+              for g, piece in interleave([blocks[i].deltas for i in group])]
+    steps += [("end", i, "") for i in group]
+    return steps
 
 
 def interleave(groups: Sequence[Sequence[Any]]) -> list[tuple[int, Any]]:

@@ -12,6 +12,7 @@ import json
 
 from conformance.maintenance.captures.script import Block as TurnBlock
 from conformance.maintenance.captures.script import Turn
+from conformance.maintenance.responses.encoders import ENCODERS
 from conformance.maintenance.responses.spec import (
     Block,
     Ending,
@@ -36,7 +37,7 @@ def halves(text: str) -> tuple[str, ...]:
     return (text[:half], text[half:])
 
 
-def _block(block: TurnBlock, api: str) -> Block:
+def _block(block: TurnBlock, api: str) -> Block | None:
     if block.type == "text":
         return Block(Kind.TEXT, halves(block.text))
     if block.type == "tool_call":
@@ -49,10 +50,16 @@ def _block(block: TurnBlock, api: str) -> Block:
         if block.type == "thinking" and block.text:
             return Block(Kind.REASONING_SUMMARY, halves(block.text), block.signature)
         return Block(Kind.ENCRYPTED_REASONING, signature=block.signature)
+    kinds = ENCODERS[api][0].kinds
     if block.type == "redacted_thinking":
+        # A wire with no redacted reasoning never sent it (chat completions).
+        if Kind.REDACTED_THINKING not in kinds:
+            return None
         return Block(Kind.REDACTED_THINKING, signature=block.signature)
-    kind = Kind.SIGNED_THINKING if block.signature else Kind.THINKING
-    return Block(kind, halves(block.text), block.signature)
+    if block.signature and Kind.SIGNED_THINKING in kinds:
+        return Block(Kind.SIGNED_THINKING, halves(block.text), block.signature)
+    # A wire with no reasoning signature sends the text alone.
+    return Block(Kind.THINKING, halves(block.text))
 
 
 def _usage(turn: Turn, api: str) -> Usage:
@@ -64,18 +71,17 @@ def _usage(turn: Turn, api: str) -> Usage:
     return Usage(u.input, u.output, u.cache_read, 0, u.reasoning)
 
 
-def spec_of(turn: Turn, api: str, n: int) -> ResponseSpec | None:
-    """The spec of the ``n``-th request's answer (None for a ``stall`` turn, which only an
-    abort ends)."""
-    if turn.stall:
-        return None
+def spec_of(turn: Turn, api: str, n: int) -> ResponseSpec:
+    """The spec of the ``n``-th request's answer. A ``stall`` turn's spec is its whole
+    answer, of which the fake provider sends only the start (then only an abort ends it)."""
     if turn.is_error:
         status = turn.error_status or 500
         ending = Ending.HTTP_4XX if status < 500 else Ending.HTTP_5XX
         return ResponseSpec(ending=ending, usage=None,
                             error=HttpError(status, body=turn.error_body or "{}"))
     return ResponseSpec(
-        blocks=tuple(_block(b, api) for b in turn.blocks), ending=ENDINGS[turn.stop],
+        blocks=tuple(b for b in (_block(t, api) for t in turn.blocks) if b is not None),
+        ending=ENDINGS[turn.stop],
         usage=_usage(turn, api),
         response_id=turn.response_id or DEFAULT_IDS[api].format(n=n),
         item_prefix=f"fake_{n}")

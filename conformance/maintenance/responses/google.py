@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.corpus.http_responses import HttpResponse
 from conformance.maintenance.responses import framing
 from conformance.maintenance.responses.capability import ALL_ENDINGS, of
 from conformance.maintenance.responses.spec import Block, Ending, Kind, ResponseSpec, model_of
@@ -33,17 +32,17 @@ def error_object(status: int, message: str) -> dict[str, Any]:
                       "status": STATUSES.get(status, "UNKNOWN")}}
 
 
-def encode(spec: ResponseSpec, model: str) -> HttpResponse | None:
+def encode(spec: ResponseSpec, model: str) -> framing.Encoded | None:
     if not CAPABILITY.accepts(spec):
         return None
     if spec.error is not None:
         status = spec.error.status or OVERLOAD
         return framing.error(spec.error, status, error_object(status, spec.error.message))
     name = model_of(spec, model)
-    frames: list[bytes] = []
+    frames = framing.Frames()
 
     def chunk(parts: list[Any] | None, finish: str | None = None,
-              usage: dict[str, Any] | None = None) -> None:
+              usage: dict[str, Any] | None = None, mark: bool = False) -> None:
         candidate: dict[str, Any] = {"content": {"parts": parts or [], "role": "model"},
                                      "index": 0}
         if finish:
@@ -54,13 +53,12 @@ def encode(spec: ResponseSpec, model: str) -> HttpResponse | None:
         body["modelVersion"] = name
         if spec.response_id:
             body["responseId"] = spec.response_id
-        frames.append(framing.sse(body))
+        frames.add(framing.sse(body), mark)
 
-    calls = spec.tool_calls
-    for block in spec.blocks:
-        if block.kind is Kind.TOOL_CALL:
-            if block is calls[0]:  # Gemini sends parallel calls in one chunk
-                chunk([_call(b) for b in calls])
+    for group in framing.groups(spec.blocks, spec.interleave):
+        block = spec.blocks[group[0]]
+        if block.kind is Kind.TOOL_CALL:  # interleaved calls: all in one chunk
+            chunk([_call(spec.blocks[i]) for i in group], mark=True)
             continue
         for i, piece in enumerate(block.deltas):
             part: dict[str, Any] = {"text": piece}
@@ -68,12 +66,12 @@ def encode(spec: ResponseSpec, model: str) -> HttpResponse | None:
                 part["thought"] = True
             if block.signature and i == len(block.deltas) - 1:
                 part["thoughtSignature"] = block.signature
-            chunk([part])
+            chunk([part], mark=True)
     if spec.ending is Ending.CUT:
-        return framing.stream(frames)
+        return frames.encoded()
     if spec.ending is Ending.ERROR_EVENT:
-        frames.append(framing.sse(error_object(500, spec.message)))
-        return framing.stream(frames)
+        frames.add(framing.sse(error_object(500, spec.message)))
+        return frames.encoded()
     usage = None
     if spec.usage is not None:
         u = spec.usage
@@ -85,7 +83,7 @@ def encode(spec: ResponseSpec, model: str) -> HttpResponse | None:
         if u.reasoning:
             usage["thoughtsTokenCount"] = u.reasoning
     chunk([], FINISH[spec.ending], usage)
-    return framing.stream(frames)
+    return frames.encoded()
 
 
 def _call(block: Block) -> dict[str, Any]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.corpus.http_responses import HttpResponse
 from conformance.maintenance.responses import framing
 from conformance.maintenance.responses.capability import of
 from conformance.maintenance.responses.spec import Ending, Kind, ResponseSpec, model_of
@@ -29,7 +28,7 @@ def tool_id(call_id: str) -> str:
     return alnum[-9:] if len(alnum) >= 9 else alnum.rjust(9, "0")
 
 
-def encode(spec: ResponseSpec, model: str) -> HttpResponse | None:
+def encode(spec: ResponseSpec, model: str) -> framing.Encoded | None:
     if not CAPABILITY.accepts(spec):
         return None
     if spec.error is not None:
@@ -39,35 +38,41 @@ def encode(spec: ResponseSpec, model: str) -> HttpResponse | None:
             "type": "rate_limited" if status == OVERLOAD else "invalid_request_error",
             "param": None, "code": str(status)})
     name = model_of(spec, model)
-    frames: list[bytes] = []
+    frames = framing.Frames()
 
     def chunk(delta: dict[str, Any], finish: str | None = None,
-              usage: dict[str, Any] | None = None) -> None:
+              usage: dict[str, Any] | None = None, mark: bool = False) -> None:
         body: dict[str, Any] = {"id": spec.response_id, "object": "chat.completion.chunk",
                                 "created": CREATED, "model": name, "choices": [
                                     {"index": 0, "delta": delta, "finish_reason": finish}]}
         if usage is not None:
             body["usage"] = usage
-        frames.append(framing.sse(body))
+        frames.add(framing.sse(body), mark)
 
     chunk({"role": "assistant", "content": ""})
-    calls = spec.tool_calls
-    for block in spec.blocks:
+    ordinal = framing.ordinals(spec.blocks)
+    for group in framing.groups(spec.blocks, spec.interleave):
+        block = spec.blocks[group[0]]
         if block.kind is Kind.TOOL_CALL:
-            if block is calls[0]:
-                for i, piece in framing.interleave([b.deltas or ("{}",) for b in calls]):
-                    b = calls[i]
-                    chunk({"tool_calls": [{"id": tool_id(b.call_id), "index": i, "function": {
-                        "name": b.name, "arguments": piece}}]})
+            # Every piece names its call (id, index, name); a call with no arguments is one
+            # chunk with an empty object.
+            for step, i, piece in framing.call_steps(spec.blocks, group):
+                call = spec.blocks[i]
+                if step == "delta" or (step == "start" and not call.deltas):
+                    chunk({"tool_calls": [{"id": tool_id(call.call_id), "index": ordinal[i],
+                                           "function": {"name": call.name,
+                                                        "arguments": piece or "{}"}}]},
+                          mark=True)
             continue
         for piece in block.deltas:
             if block.kind is Kind.THINKING:
                 chunk({"content": [{"type": "thinking",
-                                    "thinking": [{"type": "text", "text": piece}]}]})
+                                    "thinking": [{"type": "text", "text": piece}]}]},
+                      mark=True)
             else:
-                chunk({"content": piece})
+                chunk({"content": piece}, mark=True)
     if spec.ending is Ending.CUT:
-        return framing.stream(frames)
+        return frames.encoded()
     usage = None
     if spec.usage is not None:
         u = spec.usage
@@ -76,5 +81,5 @@ def encode(spec: ResponseSpec, model: str) -> HttpResponse | None:
         if u.cache_read:
             usage["num_cached_tokens"] = u.cache_read
     chunk({"content": ""}, FINISH[spec.ending], usage)
-    frames.append(framing.sse("[DONE]"))
-    return framing.stream(frames)
+    frames.add(framing.sse("[DONE]"))
+    return frames.encoded()

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.corpus.http_responses import HttpResponse
 from conformance.maintenance.responses import framing
 from conformance.maintenance.responses.capability import ALL_ENDINGS, of
 from conformance.maintenance.responses.spec import Block, Ending, Kind, ResponseSpec, model_of
@@ -33,7 +32,7 @@ def error_body(status: int, message: str) -> dict[str, Any]:
                       "code": "rate_limit_exceeded" if status == 429 else None}}
 
 
-def encode(spec: ResponseSpec, model: str) -> HttpResponse | None:
+def encode(spec: ResponseSpec, model: str) -> framing.Encoded | None:
     if not CAPABILITY.accepts(spec):
         return None
     if spec.error is not None:
@@ -41,33 +40,41 @@ def encode(spec: ResponseSpec, model: str) -> HttpResponse | None:
         extra = (("retry-after", "0"),) if status == OVERLOAD else ()
         return framing.error(spec.error, status, error_body(status, spec.error.message), extra)
     name = model_of(spec, model)
-    frames: list[bytes] = []
+    frames = framing.Frames()
 
     def chunk(delta: dict[str, Any] | None, finish: str | None = None,
-              usage: dict[str, Any] | None = None) -> None:
+              usage: dict[str, Any] | None = None, mark: bool = False) -> None:
         body: dict[str, Any] = {"id": spec.response_id, "object": "chat.completion.chunk",
                                 "created": CREATED, "model": name}
         body["choices"] = [] if delta is None else [
             {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}]
         if usage is not None:
             body["usage"] = usage
-        frames.append(framing.sse(body))
+        frames.add(framing.sse(body), mark)
 
     chunk({"role": "assistant", "content": ""})
-    calls = spec.tool_calls
-    for block in spec.blocks:
-        if block.kind is Kind.TOOL_CALL:
-            if block is calls[0]:
-                _tool_calls(chunk, calls)
+    ordinal = framing.ordinals(spec.blocks)
+    for group in framing.groups(spec.blocks, spec.interleave):
+        if spec.blocks[group[0]].kind is not Kind.TOOL_CALL:
+            for delta in _reasoning_and_text(spec.blocks[group[0]]):
+                chunk(delta, mark=True)
             continue
-        for delta in _reasoning_and_text(block):
-            chunk(delta)
+        # Each call opens with its id and name; its arguments follow.
+        for step, i, piece in framing.call_steps(spec.blocks, group):
+            block = spec.blocks[i]
+            if step == "start":
+                chunk({"tool_calls": [{"index": ordinal[i], "id": block.call_id,
+                                       "type": "function",
+                                       "function": {"name": block.name, "arguments": ""}}]})
+            elif step == "delta":
+                chunk({"tool_calls": [{"index": ordinal[i], "function": {"arguments": piece}}]},
+                      mark=True)
     if spec.ending is Ending.CUT:
-        return framing.stream(frames)
+        return frames.encoded()
     if spec.ending is Ending.ERROR_EVENT:
-        frames.append(framing.sse({"error": {"message": spec.message, "type": "server_error",
+        frames.add(framing.sse({"error": {"message": spec.message, "type": "server_error",
                                              "param": None, "code": None}}))
-        return framing.stream(frames)
+        return frames.encoded()
     chunk({}, FINISH[spec.ending])
     if spec.usage is not None:
         u = spec.usage
@@ -80,8 +87,8 @@ def encode(spec: ResponseSpec, model: str) -> HttpResponse | None:
         if u.cache_write:
             usage["prompt_tokens_details"]["cache_write_tokens"] = u.cache_write
         chunk(None, usage=usage)
-    frames.append(framing.sse("[DONE]"))
-    return framing.stream(frames)
+    frames.add(framing.sse("[DONE]"))
+    return frames.encoded()
 
 
 def _reasoning_and_text(block: Block) -> list[dict[str, Any]]:
@@ -96,12 +103,3 @@ def _reasoning_and_text(block: Block) -> list[dict[str, Any]]:
             for piece in block.deltas]
     return [{"reasoning_details": [{"type": "reasoning.encrypted", "data": block.signature,
                                     **detail}]}]
-
-
-def _tool_calls(chunk: Any, calls: tuple[Block, ...]) -> None:
-    """Each call opens with its id and name; the arguments follow, interleaved by index."""
-    for i, block in enumerate(calls):
-        chunk({"tool_calls": [{"index": i, "id": block.call_id, "type": "function",
-                               "function": {"name": block.name, "arguments": ""}}]})
-    for i, piece in framing.interleave([b.deltas for b in calls]):
-        chunk({"tool_calls": [{"index": i, "function": {"arguments": piece}}]})

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.corpus.http_responses import HttpResponse
 from conformance.maintenance.responses import framing
 from conformance.maintenance.responses.capability import ALL_ENDINGS, of
 from conformance.maintenance.responses.openai_completions import OVERLOAD, error_body
@@ -26,14 +25,15 @@ CREATED = 1767225600
 
 class _Events:
     def __init__(self) -> None:
-        self.frames: list[bytes] = []
+        self.frames = framing.Frames()
 
     def __call__(self, kind: str, **data: Any) -> None:
-        self.frames.append(framing.sse(
-            {"type": kind, "sequence_number": len(self.frames), **data}, event=kind))
+        self.frames.add(framing.sse(
+            {"type": kind, "sequence_number": len(self.frames.chunks), **data}, event=kind),
+            delta=kind.endswith(".delta"))
 
 
-def encode(spec: ResponseSpec, model: str) -> HttpResponse | None:
+def encode(spec: ResponseSpec, model: str) -> framing.Encoded | None:
     if not CAPABILITY.accepts(spec):
         return None
     if spec.error is not None:
@@ -50,21 +50,19 @@ def encode(spec: ResponseSpec, model: str) -> HttpResponse | None:
     ev("response.created", response=response("in_progress", []))
     ev("response.in_progress", response=response("in_progress", []))
     done: list[Any] = []
-    calls = [i for i, b in enumerate(spec.blocks) if b.kind is Kind.TOOL_CALL]
-    for index, block in enumerate(spec.blocks):
+    for group in framing.groups(spec.blocks, spec.interleave):
+        index, block = group[0], spec.blocks[group[0]]
         if block.kind is Kind.TOOL_CALL:
-            if index == calls[0]:
-                done += _function_calls(ev, spec.item_prefix,
-                                        [(i, spec.blocks[i]) for i in calls])
+            done += _function_calls(ev, spec.item_prefix, spec.blocks, group)
             continue
         item_id = f"{'rs' if block.reasoning else 'msg'}_{spec.item_prefix}_{index}"
         done.append(_reasoning(ev, item_id, index, block) if block.reasoning
                     else _message(ev, item_id, index, block))
     if spec.ending is Ending.CUT:
-        return framing.stream(ev.frames)
+        return ev.frames.encoded()
     if spec.ending is Ending.ERROR_EVENT:
         ev("error", code="server_error", message=spec.message, param=None)
-        return framing.stream(ev.frames)
+        return ev.frames.encoded()
     more: dict[str, Any] = {}
     if spec.usage is not None:
         u = spec.usage
@@ -83,7 +81,7 @@ def encode(spec: ResponseSpec, model: str) -> HttpResponse | None:
             "incomplete", done, incomplete_details={"reason": reason}, **more))
     else:
         ev("response.completed", response=response("completed", done, **more))
-    return framing.stream(ev.frames)
+    return ev.frames.encoded()
 
 
 def _reasoning(ev: _Events, item_id: str, index: int, block: Block) -> dict[str, Any]:
@@ -131,19 +129,23 @@ def _message(ev: _Events, item_id: str, index: int, block: Block) -> dict[str, A
     return item
 
 
-def _function_calls(ev: _Events, prefix: str,
-                    calls: list[tuple[int, Block]]) -> list[dict[str, Any]]:
-    """Every call's item added, the argument deltas interleaved, then each call done."""
+def _function_calls(ev: _Events, prefix: str, blocks: tuple[Block, ...],
+                    group: tuple[int, ...]) -> list[dict[str, Any]]:
+    """Each call's item added, its argument deltas, the call done (a group's calls all
+    added, their deltas alternating, all done)."""
     items = []
-    for index, block in calls:
-        ev("response.output_item.added", output_index=index, item={
-            "type": "function_call", "id": f"fc_{prefix}_{index}", "call_id": block.call_id,
-            "name": block.name, "arguments": "", "status": "in_progress"})
-    for i, piece in framing.interleave([b.deltas for _, b in calls]):
-        index = calls[i][0]
-        ev("response.function_call_arguments.delta", item_id=f"fc_{prefix}_{index}",
-           output_index=index, delta=piece)
-    for index, block in calls:
+    for step, index, piece in framing.call_steps(blocks, group):
+        block = blocks[index]
+        if step == "start":
+            ev("response.output_item.added", output_index=index, item={
+                "type": "function_call", "id": f"fc_{prefix}_{index}",
+                "call_id": block.call_id, "name": block.name, "arguments": "",
+                "status": "in_progress"})
+            continue
+        if step == "delta":
+            ev("response.function_call_arguments.delta", item_id=f"fc_{prefix}_{index}",
+               output_index=index, delta=piece)
+            continue
         arguments = block.text or "{}"
         ev("response.function_call_arguments.done", item_id=f"fc_{prefix}_{index}",
            output_index=index, arguments=arguments)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.corpus.http_responses import HttpResponse
 from conformance.maintenance.responses import framing
 from conformance.maintenance.responses.capability import of
 from conformance.maintenance.responses.spec import Block, Ending, Kind, ResponseSpec, Usage
@@ -36,7 +35,7 @@ def usage_of(u: Usage | None) -> dict[str, Any]:
     return usage
 
 
-def encode(spec: ResponseSpec, model: str) -> HttpResponse | None:
+def encode(spec: ResponseSpec, model: str) -> framing.Encoded | None:
     if not CAPABILITY.accepts(spec):
         return None
     if spec.error is not None:
@@ -44,29 +43,28 @@ def encode(spec: ResponseSpec, model: str) -> HttpResponse | None:
         return framing.error(spec.error, status, {"error": {
             "message": spec.error.message,
             "code": "rate_limited" if status == OVERLOAD else f"http_{status}"}})
-    frames: list[bytes] = []
+    frames = framing.Frames()
 
     def ev(kind: str, **data: Any) -> None:
-        frames.append(framing.sse({"type": kind, **data}, event=kind))
+        frames.add(framing.sse({"type": kind, **data}, event=kind), kind.endswith("_delta"))
 
     ev("start")
-    calls = [i for i, b in enumerate(spec.blocks) if b.kind is Kind.TOOL_CALL]
-    for index, block in enumerate(spec.blocks):
-        if block.kind is not Kind.TOOL_CALL:
-            _block(ev, index, block)
-        elif index == calls[0]:
-            for i in calls:
-                ev("toolcall_start", contentIndex=i, id=spec.blocks[i].call_id,
-                   toolName=spec.blocks[i].name)
-            for g, piece in framing.interleave([spec.blocks[i].deltas for i in calls]):
-                ev("toolcall_delta", contentIndex=calls[g], delta=piece)
-            for i in calls:
-                b = spec.blocks[i]
+    for group in framing.groups(spec.blocks, spec.interleave):
+        if spec.blocks[group[0]].kind is not Kind.TOOL_CALL:
+            _block(ev, group[0], spec.blocks[group[0]])
+            continue
+        for step, i, piece in framing.call_steps(spec.blocks, group):
+            call = spec.blocks[i]
+            if step == "start":
+                ev("toolcall_start", contentIndex=i, id=call.call_id, toolName=call.name)
+            elif step == "delta":
+                ev("toolcall_delta", contentIndex=i, delta=piece)
+            else:
                 ev("toolcall_end", contentIndex=i, toolCall={
-                    "type": "toolCall", "id": b.call_id, "name": b.name,
-                    "arguments": b.arguments})
+                    "type": "toolCall", "id": call.call_id, "name": call.name,
+                    "arguments": call.arguments})
     if spec.ending is Ending.CUT:
-        return framing.stream(frames)
+        return frames.encoded()
     final: dict[str, Any] = {"usage": usage_of(spec.usage)}
     if spec.response_id:
         final["responseId"] = spec.response_id
@@ -76,7 +74,7 @@ def encode(spec: ResponseSpec, model: str) -> HttpResponse | None:
         ev("error", reason="error", errorMessage=spec.message, **final)
     else:
         ev("done", reason=REASONS[spec.ending], **final)
-    return framing.stream(frames)
+    return frames.encoded()
 
 
 def _block(ev: Any, index: int, block: Block) -> None:

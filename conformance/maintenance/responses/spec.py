@@ -146,15 +146,13 @@ class ResponseSpec:
     message: str = "pi-conformance: scripted failure"
     #: What the ids of a Responses API's output items are made of (rs_<prefix>_<index>).
     item_prefix: str = "pi"
+    #: Several tool calls' argument pieces alternate, where the wire keys them by index
+    #: (otherwise each call is sent whole before the next, as the services do).
+    interleave: bool = False
 
     @property
     def tool_calls(self) -> tuple[Block, ...]:
         return tuple(b for b in self.blocks if b.kind is Kind.TOOL_CALL)
-
-    @property
-    def interleaved(self) -> bool:
-        """Several tool calls whose deltas the wire sends alternately, where it can."""
-        return len(self.tool_calls) > 1
 
 
 def model_of(spec: ResponseSpec, requested: str) -> str:
