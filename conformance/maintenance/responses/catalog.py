@@ -93,11 +93,11 @@ CONTENT_KINDS = (
 
 #: Many chunks and long arguments: a handful of cases outside the matrix.
 STRESS_KINDS = (
-    ContentKind("stress-many-deltas", "a text in 100 one-character deltas",
-                (text(*("abcdefghij" * 10)),), ("response-text", "response-stress")),
-    ContentKind("stress-long-arguments", "a tool call with 2 KB of arguments in 32 pieces",
+    ContentKind("stress-many-deltas", "a text in 40 one-character deltas",
+                (text(*("abcdefghij" * 4)),), ("response-text", "response-stress")),
+    ContentKind("stress-long-arguments", "a tool call with 1 KB of arguments in 24 pieces",
                 (call("call_pi06", "write",
-                      *split({"path": "big.txt", "content": "x" * 2000}, 32)),),
+                      *split({"path": "big.txt", "content": "x" * 1000}, 24)),),
                 ("block-tool-call", "response-arguments-split", "response-stress")),
     ContentKind("stress-many-blocks", "text and three tool calls in one reply",
                 (text("Calling ", "three."),

@@ -16,7 +16,7 @@ from conformance.maintenance.responses import (
 )
 from conformance.maintenance.responses.capability import Capability
 from conformance.maintenance.responses.framing import Encoded
-from conformance.maintenance.responses.spec import ResponseSpec
+from conformance.maintenance.responses.spec import Ending, HttpError, ResponseSpec
 
 Encoder = Callable[[ResponseSpec, str], "Encoded | None"]
 
@@ -33,6 +33,13 @@ ENCODERS: dict[str, tuple[Capability, Encoder]] = {
     "google-vertex": (google.CAPABILITY, google.encode),
     "pi-messages": (pi_messages.CAPABILITY, pi_messages.encode),
 }
+
+
+def overload_status(api: str) -> int:
+    """The status ``api``'s service signals a retryable overload with."""
+    found = encoded(api, ResponseSpec(ending=Ending.OVERLOAD, usage=None, error=HttpError()), "m")
+    assert found is not None
+    return found.response.status
 
 
 def encoded(api: str, spec: ResponseSpec, model: str) -> Encoded | None:
