@@ -152,7 +152,7 @@ def test_redacted_bedrock_reasoning_is_base64_of_the_payload() -> None:
 
 
 @pytest.mark.parametrize(("api", "what", "the_spec"), [
-    ("anthropic-messages", "unsigned thinking", spec("thinking")),
+    ("anthropic-messages", "reasoning as encrypted content", spec("encrypted-reasoning")),
     ("anthropic-messages", "no usage", spec("text", shape=UsageShape.NONE)),
     ("openai-completions", "redacted thinking", spec("redacted-thinking")),
     ("openai-responses", "no response id", spec("text", response_id="")),

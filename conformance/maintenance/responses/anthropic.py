@@ -1,9 +1,10 @@
 """anthropic-messages: a spec as the Messages API's SSE stream (event and data lines).
 
 Fields as Anthropic documents them and pi-ai's adapter reads them: message_start with the id,
-model and input usage; one content block per index (tool calls interleaved by index when
-several); signature_delta for signed thinking; message_delta with stop_reason (and the
-stop_details of a refusal) and output usage; an ``error`` event mid-stream.
+model and input usage; one content block per index (tool calls interleaved by index when the
+spec asks); signature_delta for signed thinking (none for unsigned thinking, as a gateway
+sends it); message_delta with stop_reason (and the stop_details of a refusal) and output
+usage; an ``error`` event mid-stream.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from conformance.maintenance.responses import framing
 from conformance.maintenance.responses.capability import ALL_ENDINGS, of
 from conformance.maintenance.responses.spec import Block, Ending, Kind, ResponseSpec, model_of
 
-CAPABILITY = of({Kind.TEXT, Kind.SIGNED_THINKING, Kind.REDACTED_THINKING, Kind.TOOL_CALL},
+CAPABILITY = of({Kind.TEXT, Kind.THINKING, Kind.SIGNED_THINKING, Kind.REDACTED_THINKING,
+                 Kind.TOOL_CALL},
                 ALL_ENDINGS, {"cache_read", "cache_write", "reasoning"}, usage_optional=False)
 STOP_REASONS = {Ending.STOP: "end_turn", Ending.LENGTH: "max_tokens",
                 Ending.TOOL_USE: "tool_use", Ending.REFUSAL: "refusal"}
@@ -87,14 +89,17 @@ def _block(ev: Any, index: int, block: Block) -> None:
         for piece in block.deltas:
             ev("content_block_delta", True, index=index,
                delta={"type": "text_delta", "text": piece})
-    elif block.kind is Kind.SIGNED_THINKING:
+    elif block.kind in (Kind.THINKING, Kind.SIGNED_THINKING):
+        # Anthropic signs every thinking block; a thinking block with no signature_delta is
+        # what an Anthropic-compatible gateway in front of another model sends.
         ev("content_block_start", index=index,
            content_block={"type": "thinking", "thinking": "", "signature": ""})
         for piece in block.deltas:
             ev("content_block_delta", True, index=index,
                delta={"type": "thinking_delta", "thinking": piece})
-        ev("content_block_delta", index=index,
-           delta={"type": "signature_delta", "signature": block.signature})
+        if block.kind is Kind.SIGNED_THINKING:
+            ev("content_block_delta", index=index,
+               delta={"type": "signature_delta", "signature": block.signature})
     else:
         ev("content_block_start", index=index,
            content_block={"type": "redacted_thinking", "data": block.signature})

@@ -89,6 +89,19 @@ CONTENT_KINDS = (
     ContentKind("tool-call-empty-arguments", "a tool call with no arguments",
                 (call("call_pi05", "status"),),
                 ("block-tool-call", "response-arguments-empty")),
+    ContentKind("tool-calls-parallel", "two tool calls, each sent whole in turn",
+                (call("call_pi10", "read", json.dumps(READ)),
+                 call("call_pi11", "bash", json.dumps({"command": "pwd"}))),
+                ("block-tool-call", "response-tool-calls-parallel")),
+    ContentKind("thinking-tool-call", "reasoning text with no signature, then a tool call",
+                (Block(Kind.THINKING, ("I should ", "read it.")),
+                 call("call_pi12", "read", json.dumps(READ))),
+                ("block-thinking", "block-tool-call"), reasoning=True),
+    ContentKind("signed-thinking-tool-call", "signed reasoning, then a tool call",
+                (Block(Kind.SIGNED_THINKING, ("Read ", "first."), SIGNATURE),
+                 call("call_pi13", "read", json.dumps(READ))),
+                ("block-thinking", "block-thinking-signature", "block-tool-call"),
+                reasoning=True),
 )
 
 #: Many chunks and long arguments: a handful of cases outside the matrix.
