@@ -53,6 +53,7 @@ def test_arguments_streamed_in_three_deltas_or_more():
     (message(stop="length"), 200, "length"),
     (message(stop="error"), 200, "error-in-stream"),
     (message(stop="stop", raw="refusal"), 200, "refusal"),
+    (message(stop="error", raw="incomplete.content_filter"), 200, "refusal"),
     (message(stop="error"), 400, "http-4xx"),
     (message(stop="error"), 500, "http-5xx"),
     (message(stop="error"), 529, "overloaded"),
@@ -72,3 +73,17 @@ def test_the_expected_cells_keep_the_rules_of_a_stream():
         if cell.content.startswith("tool-call"):
             assert cell.ending == "toolUse"
     assert len({cell.key for cell in cells}) == len(cells)
+
+
+def test_the_response_corpus_fills_every_cell_pi_can_produce_but_bedrocks_retried_errors():
+    """Read from the shipped goldens. Bedrock's 5xx and overload are left out of the corpus
+    while its SDK asks again three times (construct.RETRIED)."""
+    from conformance._paths import corpus_root
+    from conformance.corpus.cases import Corpus
+    from conformance.maintenance.response_matrix import compute_response_matrix
+
+    corpus = Corpus(corpus_root())
+    matrix = compute_response_matrix(corpus.select(["response.*"]))
+    assert {cell.key for cell in matrix.empty} == {
+        "bedrock-converse-stream/none/http-5xx", "bedrock-converse-stream/none/overloaded"}
+    assert min(matrix.responses.values()) >= 100

@@ -31,7 +31,9 @@ ENDINGS = ("stop", "length", "toolUse", "refusal", "error-in-stream",
            "http-4xx", "http-5xx", "overloaded")
 #: Raw stop reasons the services use for a refusal or a content filter.
 REFUSALS = frozenset({"refusal", "content_filter", "SAFETY", "RECITATION", "PROHIBITED_CONTENT",
-                      "BLOCKLIST", "SPII", "guardrail_intervened", "content_filtered"})
+                      "BLOCKLIST", "SPII", "guardrail_intervened", "content_filtered",
+                      # the Responses APIs: status and incomplete_details.reason
+                      "incomplete.content_filter"})
 #: HTTP statuses that ask the client to come back later.
 OVERLOADED = frozenset({429, 503, 529})
 #: Endings that come with no content: the status says it all.
@@ -107,10 +109,35 @@ def case_cells(case: Case) -> Iterator[ResponseCell]:
             yield ResponseCell(api, kind, end)
 
 
-#: Per API, the content kinds its parser can produce (read from pi-ai 1.6.0's providers).
-PRODUCIBLE_CONTENT: dict[str, frozenset[str]] = {api: frozenset(CONTENT_KINDS) for api in APIS}
-#: Per API, the endings its parser can report.
-PRODUCIBLE_ENDINGS: dict[str, frozenset[str]] = {api: frozenset(ENDINGS) for api in APIS}
+_ALL_CONTENT = frozenset(CONTENT_KINDS)
+_RESPONSES_CONTENT = _ALL_CONTENT - {"thinking", "thinking-redacted"}
+#: Per API, the content kinds its parser can produce (read from pi-ai 1.6.0's providers, and
+#: narrowed by what the response corpus, built over every kind each wire can carry, shows):
+#:
+#: * Chat Completions keeps the reasoning field's name (``reasoning_content``) or the
+#:   reasoning details as every thinking block's signature, so none is unsigned; and the
+#:   wire has no redacted reasoning.
+#: * The Responses APIs keep the reasoning item's JSON as the signature of every thinking
+#:   block (encrypted content only is signed thinking with no text); none is redacted.
+#: * Gemini has no redacted reasoning, and sends a call's arguments whole (one toolcall_delta).
+#: * Mistral's thinking chunks carry no signature.
+PRODUCIBLE_CONTENT: dict[str, frozenset[str]] = {
+    **{api: _ALL_CONTENT for api in APIS},
+    "openai-completions": _ALL_CONTENT - {"thinking", "thinking-redacted"},
+    "openai-responses": _RESPONSES_CONTENT,
+    "azure-openai-responses": _RESPONSES_CONTENT,
+    "openai-codex-responses": _RESPONSES_CONTENT,
+    "google-generative-ai": _ALL_CONTENT - {"thinking-redacted", "tool-call-streamed"},
+    "google-vertex": _ALL_CONTENT - {"thinking-redacted", "tool-call-streamed"},
+    "mistral-conversations": _ALL_CONTENT - {"thinking-signed", "thinking-redacted"},
+}
+#: Per API, the endings its parser can report. Mistral has no refusal or content filter of
+#: its own; pi-messages reports a stop reason but no raw one, so a refusal cannot be told.
+PRODUCIBLE_ENDINGS: dict[str, frozenset[str]] = {
+    **{api: frozenset(ENDINGS) for api in APIS},
+    "mistral-conversations": frozenset(ENDINGS) - {"refusal"},
+    "pi-messages": frozenset(ENDINGS) - {"refusal"},
+}
 
 
 def expected_cells() -> list[ResponseCell]:
