@@ -63,14 +63,14 @@ def test_every_cell_the_api_can_express_has_a_case(api: str) -> None:
             assert shape.usage() in usages, shape
     http = {entry.spec.ending for entry, apis in written().values()
             if api in apis and entry.spec.error is not None}
-    assert http == {ending for ending, error in catalog.HTTP_ERRORS
-                    if not construct.retried(api, ResponseSpec(ending=ending, error=error))}
+    assert http == {ending for ending, _ in catalog.HTTP_ERRORS}
 
 
-def test_bedrock_is_not_sent_an_error_its_sdk_would_ask_again() -> None:
+def test_bedrock_is_sent_every_error_status_too() -> None:
+    # Left out while the AWS SDK asked again three times; the harness gives it one attempt.
     statuses = {entry.spec.error.status for entry, apis in written().values()
                 if "bedrock-converse-stream" in apis and entry.spec.error is not None}
-    assert statuses == {400, 401, 404, 413}
+    assert {429, 500, 502, 503, 504} & statuses
 
 
 def test_the_covering_design_meets_every_pair_of_axes() -> None:

@@ -589,6 +589,9 @@ const API_OPTIONS = {
 			AWS_REGION: "us-east-1",
 			AWS_BEDROCK_FORCE_HTTP1: "1",
 			AWS_EC2_METADATA_DISABLED: "true",
+			// One attempt: the SDK retries a throttle or a 5xx on its own, whatever pi-ai's
+			// maxRetries says, and a response golden answers one request.
+			AWS_MAX_ATTEMPTS: "1",
 			AWS_ENDPOINT_URL_BEDROCK_RUNTIME: origin,
 		},
 	}),
@@ -682,9 +685,10 @@ async function providerCall(api, llmMessages, request) {
 // by a turn of the event loop, so that pi-ai's client reads it apart from the next (the runner
 // may cut the same body elsewhere: the answer must not change). Every AssistantMessageEvent is
 // recorded as it is pushed, serialised at that moment, so `partial` is the message as pi-ai
-// had built it then, whatever the consumer does later. In a varied run (regenerate, check) the
-// first byte waits a few milliseconds more, so that the message's `durationMs`, measured on a
-// monotonic clock no variable of ours moves, is seen to vary like the clock's values.
+// had built it then, whatever the consumer does later. The wall clock stands still during the
+// call (stopWallClock). The message's `durationMs` is measured on the monotonic clock, which
+// runs on; a varied run (regenerate, check) moves the reading that ends it by the clock offset
+// (MONOTONIC_OFFSET), so it is found volatile like the wall clock's values.
 
 function replyOf(response) {
 	const chunks = response.chunks.map((chunk) => (chunk.base64 !== undefined ? Buffer.from(chunk.base64, "base64") : Buffer.from(chunk.text, "utf8")));
@@ -704,7 +708,6 @@ async function serveReply(res, reply) {
 	// A turn of the event loop (its poll phase reads the last chunk on the client's side): one
 	// read per chunk, measured 199 reads for 200 one-byte chunks.
 	const pause = () => new Promise((resolve) => setImmediate(resolve));
-	if (variation.seed !== undefined) await new Promise((resolve) => setTimeout(resolve, 20 + (variation.seed.length % 7) * 10));
 	for (const chunk of reply.chunks) {
 		if (res.destroyed) return;
 		res.write(chunk);
@@ -713,13 +716,50 @@ async function serveReply(res, reply) {
 	res.end();
 }
 
+/** The wall clock stopped at its (possibly shifted) reading, until the function returned is
+ * called: every timestamp pi-ai takes during one response is one instant, so which of them
+ * are the same value does not depend on when a millisecond ticks over. `performance.now`
+ * runs on: `durationMs` is real, and varies. */
+function stopWallClock() {
+	const Running = globalThis.Date;
+	const now = Running.now();
+	class StoppedDate extends Running {
+		constructor(...args) {
+			if (args.length === 0) super(now);
+			else super(...args);
+		}
+		static now() {
+			return now;
+		}
+	}
+	globalThis.Date = StoppedDate;
+	return () => {
+		globalThis.Date = Running;
+	};
+}
+
+// In a varied run, how far ahead of the monotonic clock the reading that ends a response's
+// timing is (the clock offset): the message's `durationMs` is then that much longer than in a
+// plain run, never equal to it by chance, and so always found volatile, whatever the load.
+const MONOTONIC_OFFSET = variation.clockOffset === undefined ? 0 : Number(variation.clockOffset);
+
 let recordPushes = null; // the events of the call under way, or null
 function recordEvents() {
 	const proto = piAi.AssistantMessageEventStream?.prototype;
 	if (!proto || proto.piConformanceRecorded) return proto !== undefined;
 	const push = proto.push;
 	proto.push = function recordedPush(event) {
-		push.call(this, event);
+		if (recordPushes !== null && MONOTONIC_OFFSET !== 0 && (event.type === "done" || event.type === "error")) {
+			// The reading that ends the response's timing, ahead by the variation's offset.
+			performance.now = () => Performance.prototype.now.call(performance) + MONOTONIC_OFFSET;
+			try {
+				push.call(this, event);
+			} finally {
+				delete performance.now; // the prototype's again
+			}
+		} else {
+			push.call(this, event);
+		}
 		recordPushes?.push(JSON.parse(JSON.stringify(event)));
 	};
 	proto.piConformanceRecorded = true;
@@ -743,6 +783,7 @@ async function responseCall(api, llmMessages, request, response) {
 	Object.assign(process.env, env);
 	const origin = wireTarget;
 	let message;
+	const restartClock = stopWallClock();
 	try {
 		const stream = apis[api](request.model, context, {
 			apiKey: request.apiKey ?? "sk-test-key",
@@ -753,6 +794,7 @@ async function responseCall(api, llmMessages, request, response) {
 		});
 		message = await stream.result();
 	} finally {
+		restartClock();
 		wireTarget = null;
 		wireReply = null;
 		recordPushes = null;

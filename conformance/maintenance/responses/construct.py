@@ -162,26 +162,10 @@ def entries(corpus_root: Path) -> list[Entry]:
     return [*matrix(), *id_variants(), *http_errors(), *stress(), *captured(corpus_root)]
 
 
-#: Statuses an API's client asks again on its own, whatever pi-ai's maxRetries: the AWS SDK
-#: retries a throttling or a server error three times (pi-ai gives the Bedrock client no retry
-#: option), and a response golden answers one request, so those errors are left out for it.
-RETRIED = {"bedrock-converse-stream": frozenset({429, 500, 502, 503, 504})}
-
-
-def retried(api: str, spec: ResponseSpec) -> bool:
-    if spec.error is None:
-        return False
-    status = spec.error.status or encoders.overload_status(api)
-    return status in RETRIED.get(api, frozenset())
-
-
 def responses_of(entry: Entry, models: Mapping[str, Any]) -> dict[str, http_responses.HttpResponse]:
-    """Each API that can express the entry's spec (and answers it with one request), and its
-    response."""
+    """Each API that can express the entry's spec, and its response."""
     out = {}
     for api in entry.apis or tuple(encoders.ENCODERS):
-        if retried(api, entry.spec):
-            continue
         response = encoders.encode(api, entry.spec, str(models[api]["id"]))
         if response is not None:
             out[api] = response
