@@ -1,4 +1,5 @@
-"""The events stage end to end: recorded streams in, Pi's persisted messages as goldens."""
+"""The events stage of the captured cases end to end: recorded streams in, Pi's persisted
+messages as goldens (the cases with a turn script: tests/test_events_turns.py)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ def spec(*args: str) -> str:
 
 
 def events_cases(corpus: Corpus) -> list[str]:
-    return [c.id for c in corpus.cases if "events" in c.stages]
+    return [c.id for c in corpus.cases if "events" in c.captured_stages]
 
 
 def test_captured_cases_carry_a_stream_and_an_events_golden():
@@ -34,8 +35,9 @@ def test_captured_cases_carry_a_stream_and_an_events_golden():
 def test_message_end_messages_are_what_pi_persisted():
     corpus = Corpus()
     outcome = run_spec(corpus, spec(), selection=Selection(stages=("events",)))
-    events = [r for r in outcome.results if r.stage == "events"]
-    assert len(events) == len(events_cases(corpus))
+    captured = set(events_cases(corpus))
+    events = [r for r in outcome.results if r.stage == "events" and r.case in captured]
+    assert len(events) == len(captured)
     assert {r.status for r in events} == {"pass"}, [
         (r.case, r.message) for r in events if r.status != "pass"]
 
@@ -43,7 +45,8 @@ def test_message_end_messages_are_what_pi_persisted():
 def test_keeping_the_pending_start_snapshot_fails_and_says_why():
     corpus = Corpus()
     outcome = run_spec(corpus, spec("--keep-start"), selection=Selection(stages=("events",)))
-    events = {r.case: r for r in outcome.results if r.stage == "events"}
+    captured = set(events_cases(corpus))
+    events = {r.case: r for r in outcome.results if r.stage == "events" and r.case in captured}
     assert events and {r.status for r in events.values()} == {"fail"}
     pending = {c.id for c in corpus.cases if c.id in events
                and '"stopReason":"pending"' in c.events_path.read_text()}

@@ -34,6 +34,7 @@ def test_a_bug_in_one_api_fails_only_that_apis_stages(api):
     command = [sys.executable, str(FAKE), str(corpus.root), "--bug", api]
     with resolve("process:" + shlex.join(command)) as impl:
         _, results = run_on([impl], corpus, corpus.select(CASES), limits=Limits(timeout=30))
+    results = [r for r in results if r.stage != "events"]  # not claimed (a turn case has it)
     assert {r.case for r in results} == set(CASES)
     statuses = Counter((api_of(r.stage) == api, r.status) for r in results)
     assert statuses[(True, "fail")] > 0, statuses  # the bug is seen ...

@@ -79,3 +79,17 @@ def test_a_misbehaving_case_runs_isolated_and_the_reference_keeps_answering(tmp_
         assert time.monotonic() - started < 30
         assert impl.connection is not None and impl.connection.pid == pid
         assert "output" in answer(impl, v1, ["branch"])["branch"]
+
+
+def test_a_seeded_run_draws_the_same_ids_whether_it_detects_capabilities_or_not(tmp_path):
+    """Detecting what a release answers loads all of Pi, whose modules may draw random
+    values as they load; a process that detects (another harness text wrote the kept answer:
+    the key differs) must still draw the same ids as one that reads it."""
+    from conformance.implementations.reference import require_installation
+
+    kept = require_installation().prefix / ".harness-capabilities.json"
+    kept.write_text('{"key": "another harness", "stages": [], "apis": {}}\n')
+    detecting, _ = migrated_ids(SEEDED, tmp_path)
+    assert kept.read_text().startswith('{"key":"') and "another" not in kept.read_text()
+    reading, _ = migrated_ids(SEEDED, tmp_path)
+    assert detecting == reading

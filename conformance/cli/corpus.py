@@ -46,11 +46,14 @@ def _progress_printer(total: int) -> Any:
 
 @corpus.command()
 @click.argument("filters", nargs=-1, metavar="[GLOB]...")
+@options.STAGES
 @options.CORPUS
-def regenerate(filters: tuple[str, ...], corpus_path: Path | None) -> None:
+def regenerate(filters: tuple[str, ...], stages: tuple[str, ...],
+               corpus_path: Path | None) -> None:
     """Write goldens from the reference for cases matching GLOB.
 
-    Without GLOB: every case, and models.json from Pi's catalog.
+    Without GLOB: every case, and models.json from Pi's catalog. With --stage, only those
+    stages' goldens are asked and written; the others are left as they are.
     """
     from conformance.maintenance.regenerate import refresh_models
     from conformance.maintenance.regenerate import regenerate as write_goldens
@@ -61,7 +64,7 @@ def regenerate(filters: tuple[str, ...], corpus_path: Path | None) -> None:
     cases = corpus.select(filters)
     if not cases:
         raise ConformanceError(f"no case matches {' '.join(filters)}")
-    written = write_goldens(corpus, cases, _progress_printer(len(cases)))
+    written = write_goldens(corpus, cases, _progress_printer(len(cases)), stages)
     stderr().print(f"wrote {written} golden file(s) for {len(cases)} case(s)")
 
 
@@ -159,6 +162,27 @@ def block_matrix(overwrite: bool, corpus_path: Path | None) -> None:
     written = write_matrix(load_corpus(corpus_path), overwrite)
     stderr().print(f"wrote {len(written)} matrix case(s); now run: "
                    "pi-conformance corpus regenerate 'matrix.*'", highlight=False)
+
+
+@corpus.command("turns")
+@click.option("--per-area", default=12, show_default=True, metavar="N",
+              help="At most N cases of each area (the id's first part), chosen by id hash.")
+@click.argument("filters", nargs=-1, metavar="[GLOB]...")
+@options.CORPUS
+def turns(per_area: int, filters: tuple[str, ...], corpus_path: Path | None) -> None:
+    """Write turn scripts (turns/) for cases matching GLOB: the events stage's live turn.
+
+    Then write their events goldens: pi-conformance corpus regenerate GLOB --stage events.
+    """
+    from conformance.maintenance.turn_scripts import chosen, write_scripts
+
+    corpus = load_corpus(corpus_path)
+    cases = chosen(corpus.select(filters) if filters else corpus.cases, per_area)
+    written = write_scripts(cases)
+    stderr().print(f"wrote the turn scripts of {written} case(s); now run: "
+                   "pi-conformance corpus regenerate GLOB --stage events", highlight=False)
+    for case in cases:
+        sys.stdout.write(f"{case.id}\n")
 
 
 for _command in (capture, promote, coverage, discrepancies, history, bump, responses):

@@ -29,12 +29,15 @@ from conformance.corpus.metadata import CaseMetadata
 from conformance.corpus.metadata_cache import MetadataCache, digest
 from conformance.corpus.stages import (
     ALL_STAGES,
+    CAPTURE_STAGES,
     DEFAULT_STAGES,
     RESPONSE_PREFIX,
     api_of,
     inputs_of,
     is_response,
 )
+from conformance.corpus.turns import TurnScript
+from conformance.corpus.turns import load as load_turns
 from conformance.errors import CorpusError
 
 if TYPE_CHECKING:
@@ -106,6 +109,9 @@ class Case:
     # The session, when it lives outside the case directory: a user's file (compare), a
     # generated session (fuzz), a shrink candidate. Read, never written.
     input_file: Path | None = None
+    # The live turn the ``events`` stage runs (``turns/``, corpus/turns.py); a case with one
+    # has the stage, answered by the reference harness.
+    turn: TurnScript | None = field(default=None, compare=False, hash=False)
 
     @property
     def session_path(self) -> Path:
@@ -122,7 +128,16 @@ class Case:
 
     @property
     def stages(self) -> tuple[str, ...]:
-        return self.declared_stages if self.declared_stages is not None else DEFAULT_STAGES
+        stages = self.declared_stages if self.declared_stages is not None else DEFAULT_STAGES
+        if self.turn is not None and "events" not in stages:
+            stages = (*stages, "events")
+        return stages
+
+    @property
+    def captured_stages(self) -> tuple[str, ...]:
+        """The stages whose golden comes from a recorded CLI run (``corpus capture``), not
+        from the reference harness: ``events`` of a case without a turn script."""
+        return tuple(s for s in self.stages if s in CAPTURE_STAGES and self.turn is None)
 
     @property
     def apis(self) -> tuple[str, ...]:
@@ -342,6 +357,7 @@ class Corpus:
             generated=generated,
             withheld_inputs=meta.withheld_inputs,
             scope=dict(meta.scope),
+            turn=load_turns(directory),
         )
 
     def _metadata(self, meta_path: Path) -> dict[str, Any]:
@@ -555,9 +571,10 @@ class Corpus:
             problems.extend(self.lint_outcome(case))
             problems.extend(self.lint_inputs(case))
             problems.extend(self.lint_scope(case))
-            if "events" in case.stages and not case.events_path.is_file():
+            if "events" in case.captured_stages and not case.events_path.is_file():
                 problems.append(CorpusError(
-                    "the case has the events stage but no events.jsonl", path=case.directory))
+                    "the case has the events stage but no events.jsonl (a capture) and no "
+                    "turns/ (a turn script)", path=case.directory))
             problems.extend(self.lint_responses(case))
             for stage in case.stages:
                 if stage not in ALL_STAGES:

@@ -20,7 +20,7 @@ from typing import Any
 from conformance import jsonio
 from conformance._paths import cache_root
 from conformance.files import replace_file
-from conformance.implementations.reference import HARNESS
+from conformance.implementations.reference import harness_sha256
 
 
 class AnswerCache:
@@ -31,7 +31,7 @@ class AnswerCache:
         self.release = release
         self.installed = installed
         self.directory = directory or cache_root() / "answers" / release.replace("/", "_")
-        self.harness = hashlib.sha256(HARNESS.read_bytes()).hexdigest()
+        self.harness = harness_sha256()
         self.hits = 0
         self.misses = 0
         self.rejected = 0  # kept answers whose provenance said another writer

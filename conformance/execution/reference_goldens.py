@@ -142,8 +142,9 @@ class ReferenceGoldens(GoldenSource):
         return self.plain.stages
 
     def unavailable(self, stage: str) -> str | None:
-        if not hasattr(self.plain, "hello") or stage in CAPTURE_STAGES \
-                or stage in self.plain.stages:
+        if stage in CAPTURE_STAGES:  # a live turn or a recorded run: the corpus's goldens
+            return "judged only against the corpus's goldens, not a Pi asked live"
+        if not hasattr(self.plain, "hello") or stage in self.plain.stages:
             return None
         return f"not available in {self.plain.hello.name} {self.plain.hello.version}"
 

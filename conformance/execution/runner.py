@@ -537,7 +537,8 @@ class Runner:
                      for api, response in case.responses_for(ask).items()}
         request = protocol.run_request(
             seq, case.id, case.features, str(copy), session.decode("utf-8", errors="replace"),
-            ask, options, events, inputs, responses)
+            ask, options, events, inputs, responses,
+            turns=case.turn.request() if "events" in ask and case.turn is not None else None)
         if self.limits.validate_protocol:
             problems = protocol.schema_errors("run-request", request)
             if problems:  # our own bug: say so rather than blame the implementation

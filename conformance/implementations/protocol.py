@@ -187,7 +187,8 @@ def run_request(seq: int, case_id: str, features: tuple[str, ...], session_path:
                 session_text: str, stages: list[str], options: dict[str, Any],
                 events: tuple[str, str] | None = None,
                 inputs: dict[str, dict[str, Any]] | None = None,
-                responses: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+                responses: dict[str, dict[str, Any]] | None = None,
+                turns: dict[str, Any] | None = None) -> dict[str, Any]:
     request = {
         "cmd": "run",
         "seq": seq,
@@ -198,6 +199,8 @@ def run_request(seq: int, case_id: str, features: tuple[str, ...], session_path:
     }
     if events is not None:  # (path, text) of the recorded event stream, for the events stage
         request["events"] = {"path": events[0], "text": events[1]}
+    if turns is not None:  # the turn script of the events stage (corpus/turns.py)
+        request["turns"] = turns
     if inputs:  # feeding stage -> its golden result, for stages claimed given their input
         request["inputs"] = inputs
     if responses:  # api -> the provider's HTTP response, for the response.<api> stages

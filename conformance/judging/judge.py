@@ -35,13 +35,49 @@ def project_fields(value: Any, paths: tuple[str, ...]) -> Any:
     return out
 
 
-def pending_messages(output: Any) -> list[int]:
-    """Positions of assistant messages still ``pending`` in an events-stage answer."""
-    messages = output.get("messages") if isinstance(output, dict) else None
-    if not isinstance(messages, list):
+def _pending(message: Any) -> bool:
+    return isinstance(message, dict) and message.get("role") == "assistant" \
+        and message.get("stopReason") == "pending"
+
+
+def pending_messages(output: Any) -> list[str]:
+    """Where an events-stage answer persists an assistant message still ``pending``: in the
+    persisted ``messages`` (a capture's answer) or the ``appended`` entries (a live turn's).
+    Not the replayed ``context``: the file given may hold one already (traps.pending-
+    persisted), which Pi replays as it is. JSON paths, as differences name them."""
+    if not isinstance(output, dict):
         return []
-    return [i for i, m in enumerate(messages) if isinstance(m, dict)
-            and m.get("role") == "assistant" and m.get("stopReason") == "pending"]
+    found = []
+    messages = output.get("messages")
+    if isinstance(messages, list):
+        found += [f"$.output.messages[{i}]" for i, m in enumerate(messages) if _pending(m)]
+    appended = output.get("appended")
+    if isinstance(appended, list):
+        found += [f"$.output.appended[{i}].message" for i, e in enumerate(appended)
+                  if isinstance(e, dict) and _pending(e.get("message"))]
+    return found
+
+
+def _messages(output: Any, key: str) -> list[Any] | None:
+    part = output.get(key) if isinstance(output, dict) else None
+    messages = part.get("messages") if isinstance(part, dict) else None
+    return messages if isinstance(messages, list) else None
+
+
+def replay_disagreement(output: Any) -> str | None:
+    """Where the conversation replayed from the file after a live turn (``context``) differs
+    from the live state (``live``): the seed's renderer that works on the stream and fails on
+    a saved session. None when they agree, or when the answer has not both."""
+    replayed, live = _messages(output, "context"), _messages(output, "live")
+    if replayed is None or live is None or replayed == live:
+        return None
+    def role(message: Any) -> str:
+        return str(message.get("role")) if isinstance(message, dict) else repr(message)
+
+    for index, (a, b) in enumerate(zip(replayed, live, strict=False)):
+        if a != b:
+            return f"message {index} differs (replayed {role(a)}, live {role(b)})"
+    return f"the replay has {len(replayed)} message(s), the live state {len(live)}"
 
 
 def judge(case: Case, stage: str, answer: Answer, golden: Golden,
@@ -84,16 +120,33 @@ def judge(case: Case, stage: str, answer: Answer, golden: Golden,
                                 volatile=output_paths(golden.volatile))
         if found:
             status, message = "fail", f"{len(found)} difference(s)"
-        if stage == "events" and pending_messages(answer.value):
-            status = "fail"
-            message = ("a pending assistant message would be persisted (positions "
-                       f"{pending_messages(answer.value)}); Pi never persists one")
+        if stage == "events":
+            status, message = _event_properties(pi.value, answer.value, status, message)
         if fields:
             message = (message + "; " if message else "") + \
                 "partial claim, compared only " + ", ".join(fields)
     if status == "fail":
         status, message = reclassify(case, stage, pi.kind, answer.kind, message, found)
     return verdict(status, message, tuple(found), actual_kind=answer.kind)
+
+
+def _event_properties(expected: Any, actual: Any, status: Status,
+                      message: str) -> tuple[Status, str]:
+    """The events stage's rules on top of the comparison: a ``pending`` assistant is never
+    persisted, and the file replayed after a live turn gives the live state (where Pi's own
+    answer shows they agree). Each failing rule is said first, before the differences."""
+    reasons = []
+    pending = pending_messages(actual)
+    if pending:
+        reasons.append(f"a pending assistant message would be persisted ({', '.join(pending)})"
+                       "; Pi never persists one")
+    disagreement = replay_disagreement(actual)
+    if disagreement is not None and replay_disagreement(expected) is None:
+        reasons.append("replaying the file after the turn does not give the live state: "
+                       f"{disagreement}; in Pi they agree")
+    if not reasons:
+        return status, message
+    return "fail", "; ".join([*reasons, message] if message else reasons)
 
 
 def failure(case: Case, stage: str, golden: Golden | None, message: str,

@@ -20,7 +20,6 @@ how it failed is not a fact of the format.
 
 from __future__ import annotations
 
-import hashlib
 import subprocess
 import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -33,11 +32,10 @@ from conformance import jsonio
 from conformance.corpus.cases import Case, Corpus
 from conformance.corpus.goldens import Golden, read_golden, write_golden
 from conformance.corpus.jsonpath import get
-from conformance.corpus.stages import CAPTURE_STAGES
 from conformance.errors import ConformanceError, ImplementationError
 from conformance.files import replace_text
 from conformance.implementations import protocol
-from conformance.implementations.reference import HARNESS, lock_sha256
+from conformance.implementations.reference import harness_sha256, lock_sha256
 from conformance.implementations.transports import PersistentImplementation, reference
 from conformance.judging.comparison import Difference
 from conformance.judging.volatility import (
@@ -60,16 +58,19 @@ def same_verdict(case: Case, golden_kind: str, answer_kind: str) -> bool:
     return case.outcome == "reference-misbehaves" and {golden_kind, answer_kind} <= FAILURE_KINDS
 
 
-def provenance(hello: protocol.Hello, case: Case) -> dict[str, Any]:
+def provenance(hello: protocol.Hello, case: Case, stage: str = "") -> dict[str, Any]:
     found = {
         "generator": ("pi-conformance reference harness "
                       "(conformance/implementations/reference/harness.mjs)"),
         "command": f"pi-conformance corpus regenerate {case.id}",
         "reference": dict(hello.implementation.get("dependencies", {})),
         "lock_sha256": lock_sha256(),
-        "harness_sha256": hashlib.sha256(HARNESS.read_bytes()).hexdigest(),
+        "harness_sha256": harness_sha256(),
         "input_sha256": case.input_sha256(),
     }
+    if stage == "events" and case.turn is not None:
+        # The turn script is an input of this stage alone: the other goldens stay fresh.
+        found["turns_sha256"] = case.turn.sha256()
     if case.generated is not None:
         # A [generate] case: the session was built from this seed, not read from the corpus.
         found["session"] = case.generated.provenance()
@@ -122,7 +123,8 @@ class ReferenceSession:
                 session.decode("utf-8", errors="replace"), stages,
                 self.corpus.request_options(case),
                 responses={api: response.serializable()
-                           for api, response in case.responses_for(stages).items()})
+                           for api, response in case.responses_for(stages).items()},
+                turns=case.turn.request() if "events" in stages and case.turn else None)
             answer = (self.impl.run_isolated if isolated else self.impl.run)(request, timeout)
         results = protocol.check_run_answer(answer, self.seq, stages)
         for stage, result in results.items():
@@ -164,17 +166,22 @@ def refresh_models(corpus: Corpus) -> bool:
     return True
 
 
-def harness_stages(case: Case) -> list[str]:
-    """The stages the reference harness writes; capture stages come from
-    ``pi-conformance corpus capture``."""
-    return [stage for stage in case.stages if stage not in CAPTURE_STAGES]
+def harness_stages(case: Case, only: Sequence[str] = ()) -> list[str]:
+    """The stages the reference harness writes (of ``only``, when given); capture stages
+    come from ``pi-conformance corpus capture``."""
+    return [stage for stage in case.stages if stage not in case.captured_stages
+            and (not only or stage in only)]
 
 
 class ReferenceRuns:
     """The reference in several runs at once (one process per variation), asked the same
     case in parallel; the first variation's answer is the one a golden keeps."""
 
-    def __init__(self, corpus: Corpus, variations: Sequence[Mapping[str, str]]):
+    only: tuple[str, ...] = ()  # the stages asked (--stage); empty: every harness stage
+
+    def __init__(self, corpus: Corpus, variations: Sequence[Mapping[str, str]],
+                 only: Sequence[str] = ()):
+        self.only = tuple(only)
         self.sessions = [ReferenceSession(corpus, variation) for variation in variations]
         self.pool = ThreadPoolExecutor(max_workers=len(self.sessions))
 
@@ -200,7 +207,9 @@ class ReferenceRuns:
 
         A case where Pi misbehaves is asked once: its verdict never depends on the answer.
         """
-        stages = harness_stages(case)
+        stages = harness_stages(case, self.only)
+        if not stages:
+            return {}, {}
         if case.outcome == "reference-misbehaves":
             return self.sessions[0].answer(case, stages), {stage: {} for stage in stages}
         runs = list(self.pool.map(lambda session: session.answer(case, stages), self.sessions))
@@ -209,14 +218,16 @@ class ReferenceRuns:
 
 
 def regenerate(corpus: Corpus, cases: list[Case],
-               progress: Callable[[Case], None] = lambda case: None) -> int:
+               progress: Callable[[Case], None] = lambda case: None,
+               only: Sequence[str] = ()) -> int:
     """Rewrite the goldens of ``cases`` that the reference would not write again as they are.
 
     A golden that is still fresh is left alone, so the random ids of a migration or the way a
-    misbehaving Pi fails this time do not churn the corpus. Returns the files written.
+    misbehaving Pi fails this time do not churn the corpus. ``only``: these stages alone
+    (``--stage``); the other goldens are left as they are. Returns the files written.
     """
     written = 0
-    with ReferenceRuns(corpus, VARIATIONS) as runs:
+    with ReferenceRuns(corpus, VARIATIONS, only) as runs:
         for case in cases:
             results, volatile = runs.answer(case)
             expected_dir = case.directory / "expected"
@@ -224,8 +235,8 @@ def regenerate(corpus: Corpus, cases: list[Case],
                 for old in expected_dir.glob("*.json"):
                     if old.stem not in case.stages:
                         old.unlink()
-            fresh_provenance = provenance(runs.hello, case)
             for stage, result in results.items():
+                fresh_provenance = provenance(runs.hello, case, stage)
                 if not staleness(case, stage, result, volatile[stage], fresh_provenance):
                     continue
                 write_golden(case, Golden(stage, result, fresh_provenance, volatile[stage]))
@@ -256,8 +267,9 @@ def staleness(case: Case, stage: str, result: dict[str, Any], volatile: Mapping[
         return [Staleness(case.id, stage, str(exc))]
     found = [
         Staleness(case.id, stage, f"provenance {key} is out of date")
-        for key in ("input_sha256", "lock_sha256", "harness_sha256", "reference")
-        if golden.provenance.get(key) != fresh_provenance[key]
+        for key in ("input_sha256", "lock_sha256", "harness_sha256", "reference",
+                    "turns_sha256")
+        if golden.provenance.get(key) != fresh_provenance.get(key)
     ][:1]
     if not same_verdict(case, golden.kind, next(iter(result))):
         found.append(Staleness(case.id, stage, f"golden is {golden.kind}, the reference now "
@@ -281,7 +293,7 @@ def freshness(corpus: Corpus, cases: list[Case],
     with ReferenceRuns(corpus, (VARIATIONS[0], CHECK_VARIATION)) as runs:
         for case in cases:
             results, volatile = runs.answer(case)
-            fresh_provenance = provenance(runs.hello, case)
             for stage, result in results.items():
-                yield from staleness(case, stage, result, volatile[stage], fresh_provenance)
+                yield from staleness(case, stage, result, volatile[stage],
+                                     provenance(runs.hello, case, stage))
             progress(case)

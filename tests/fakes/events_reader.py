@@ -37,7 +37,8 @@ for line in sys.stdin.buffer:
     else:
         answer = {"seq": request["seq"], "results": {
             stage: ({"output": {"messages": messages(request["events"]["path"])}}
-                    if stage == "events" else {"skipped": "not claimed"})
+                    if stage == "events" and "events" in request
+                    else {"skipped": "not claimed" if stage != "events" else "no recorded stream"})
             for stage in request["stages"]}}
     sys.stdout.buffer.write(orjson.dumps(answer) + b"\n")
     sys.stdout.buffer.flush()

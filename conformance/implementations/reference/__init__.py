@@ -25,7 +25,19 @@ from conformance.errors import ReferenceMissing
 LOCKFILE = REFERENCE_DIR / "package-lock.json"
 MANIFEST = REFERENCE_DIR / "package.json"
 HARNESS = REFERENCE_DIR / "harness.mjs"
+# The harness's own modules, which it imports: part of what wrote a golden.
+HARNESS_MODULES = (HARNESS, REFERENCE_DIR / "events.mjs")
 MODELS_SCRIPT = REFERENCE_DIR / "models.mjs"
+
+
+def harness_sha256() -> str:
+    """The harness's hash (a golden's provenance ``harness_sha256``): harness.mjs, and each
+    module of its own that it imports after it, so a change to either makes goldens stale."""
+    digest = hashlib.sha256(HARNESS.read_bytes())
+    for module in HARNESS_MODULES[1:]:
+        digest.update(module.read_bytes())
+    return digest.hexdigest()
+
 INSTALL_HINT = "pi-conformance reference install"
 # Cases where Pi itself misbehaves (a parent cycle grows an array until the heap gives out) run
 # in a process of their own whose heap is capped, so they cost a second, not gigabytes.

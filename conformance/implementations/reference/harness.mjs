@@ -38,6 +38,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { pathToFileURL } from "node:url";
+import { eventsStage, hasEventsModules, loadEventsModules, TurnScriptError } from "./events.mjs";
 
 const PROTOCOL = 1;
 const [prefix, scope, helloName] = process.argv.slice(2);
@@ -75,9 +76,11 @@ function seededBytes(seed) {
 	};
 }
 
-/** Every source of randomness Pi reaches (ids: crypto.randomUUID; uuidv7: getRandomValues). */
+/** Every source of randomness Pi reaches (ids: crypto.randomUUID; uuidv7: getRandomValues).
+ * Returns the function that starts the seeded stream again from its beginning (the same
+ * functions, which a module may have kept, draw from it). */
 function seedRandomness(seed) {
-	const next = seededBytes(seed);
+	let next = seededBytes(seed);
 	const fill = (view) => {
 		new Uint8Array(view.buffer, view.byteOffset, view.byteLength).set(next(view.byteLength));
 		return view;
@@ -103,6 +106,9 @@ function seedRandomness(seed) {
 	replace(globalThis.crypto, "randomUUID", randomUUID);
 	replace(globalThis.crypto, "getRandomValues", fill);
 	syncBuiltinESMExports(); // `import { randomUUID } from "crypto"` in Pi sees the seeded one
+	return () => {
+		next = seededBytes(seed);
+	};
 }
 
 /** The clock moved by `offset` ms: Date.now() and `new Date()` without arguments. */
@@ -125,7 +131,7 @@ const variation = {
 	clockOffset: process.env.PI_CONFORMANCE_CLOCK_OFFSET,
 	scratchTag: process.env.PI_CONFORMANCE_SCRATCH_TAG,
 };
-if (variation.seed !== undefined) seedRandomness(variation.seed);
+const restartRandomness = variation.seed === undefined ? () => {} : seedRandomness(variation.seed);
 if (variation.clockOffset !== undefined) {
 	const offset = Number(variation.clockOffset);
 	if (!Number.isFinite(offset)) {
@@ -191,6 +197,7 @@ globalThis.fetch = (input, init) => {
 
 const CORE = "core"; // session-manager.js, messages.js and pi-ai's index, which the former loads
 const AGENT_SESSION = "agent-session"; // for stats
+const EVENTS = "events"; // the agent session and what it needs to run a live turn (events.mjs)
 
 // Where each provider API's simple stream lives: dist/api/<api>.js (1.x) or the older
 // dist/providers/<file>.js with a per-provider export name (0.7x).
@@ -211,6 +218,7 @@ let sessionManager;
 let messages;
 let agentSession;
 let piAi;
+let eventsModules;
 const apis = {}; // api id -> its stream function, once loaded
 const loading = new Map(); // group -> the promise of its load
 
@@ -229,6 +237,8 @@ async function loadGroupNow(group) {
 		piAi = await load("pi-ai", "dist/index.js");
 	} else if (group === AGENT_SESSION) {
 		agentSession = await load("pi-coding-agent", "dist/core/agent-session.js");
+	} else if (group === EVENTS) {
+		eventsModules = await loadEventsModules(load);
 	} else {
 		const api = group.slice("api:".length);
 		const [file, exportName] = capabilities.apis[api];
@@ -241,6 +251,7 @@ function groupsFor(stages) {
 	const groups = new Set([CORE]);
 	for (const stage of stages) {
 		if (stage === "stats" && STAGES.includes("stats")) groups.add(AGENT_SESSION);
+		if (stage === "events" && STAGES.includes("events")) groups.add(EVENTS);
 		const api = apiOf(stage);
 		if (api !== undefined && capabilities.apis[api] !== undefined) groups.add(`api:${api}`);
 	}
@@ -263,6 +274,7 @@ async function detectCapabilities() {
 	stages.push("llm");
 	if (typeof piAi.getCurrentSystemMessage === "function") stages.push("prompt");
 	if (typeof agentSession.AgentSession?.prototype?.getSessionStats === "function") stages.push("stats");
+	if (hasEventsModules(has)) stages.push("events");
 	const found = {};
 	for (const [api, candidates] of Object.entries(API_LOCATIONS)) {
 		for (const [file, exportName] of candidates) {
@@ -313,6 +325,10 @@ async function capabilitiesOfInstallation() {
 }
 
 const capabilities = await capabilitiesOfInstallation();
+// Detecting loads all of Pi, whose modules may draw random values as they load: a process that
+// detected (the kept answer was another harness text's) draws from here what one that read it
+// draws.
+restartRandomness();
 const STAGES = capabilities.stages;
 
 // Once it has answered its hello, while its runner gets ready (about half a second), the
@@ -334,7 +350,7 @@ const HINTED = process.env.PI_CONFORMANCE_STAGES?.split(",").filter((stage) => s
 function preloadTheRest() {
 	if (preloadStarted) return;
 	preloadStarted = true;
-	const everything = [CORE, AGENT_SESSION, ...Object.keys(capabilities.apis).map((api) => `api:${api}`)];
+	const everything = [CORE, AGENT_SESSION, ...(STAGES.includes("events") ? [EVENTS] : []), ...Object.keys(capabilities.apis).map((api) => `api:${api}`)];
 	// In this order, so a narrowed run's groups come first (groupsFor only picks among them).
 	const hinted = HINTED === undefined ? undefined : new Set(groupsFor(HINTED));
 	const groups = hinted === undefined ? everything : everything.filter((group) => hinted.has(group));
@@ -804,7 +820,7 @@ async function runCase(message) {
 	// ended before a stage that awaits; a failure to load Pi is an error of the harness
 	// (thrown), never an answer of Pi's.
 	await Promise.all(groupsFor(wanted).map(loadGroup));
-	if (wanted.some((stage) => apiOf(stage) !== undefined)) await preloading.catch(() => {});
+	if (wanted.some((stage) => apiOf(stage) !== undefined || stage === "events")) await preloading.catch(() => {});
 	const results = {};
 	let opened;
 	try {
@@ -845,6 +861,7 @@ async function runCase(message) {
 			} else if (stage === "llm") result = need(() => plain(getLlm()));
 			else if (stage === "prompt") result = need(() => promptStage(getLlm()));
 			else if (stage === "stats") result = need(() => statsStage(manager, getContext));
+			else if (stage === "events") result = await eventsAnswer(message, cwd);
 			else if (stage.startsWith("response.")) {
 				const api = apiOf(stage);
 				try {
@@ -876,6 +893,22 @@ async function runCase(message) {
 		rmSync(dir, { recursive: true, force: true });
 	}
 	return results;
+}
+
+/** The events stage (events.mjs): a live turn of Pi's agent session over another copy. A
+ * case without a turn script (a capture's events come from the CLI) is skipped; a problem
+ * with the script is the harness's error, never a golden. */
+async function eventsAnswer(message, cwd) {
+	if (message.turns === undefined) return { skipped: "no turn script (turns) in the run request: the reference runs the events stage only for a case with one" };
+	const dir = mkdtempSync(join(scratch, "run-"));
+	try {
+		return { output: await eventsStage(eventsModules, message.session.path, message.turns, dir, cwd) };
+	} catch (error) {
+		if (error instanceof TurnScriptError) throw new HarnessError(`events: ${error.message}`);
+		return rejected(error);
+	} finally {
+		rmSync(dir, { recursive: true, force: true });
+	}
 }
 
 /** The API id of a request.<api>, wire.<api> or response.<api> stage. */
