@@ -59,7 +59,7 @@ def test_more_jobs_than_cases_start_only_the_processes_needed(corpus, fake):
     ((), (), "<unset>"),
     (("branch",), (), "branch"),
     (("context",), ("openai-responses",),
-     "context,request.openai-responses,wire.openai-responses"),
+     "context,request.openai-responses,wire.openai-responses,response.openai-responses"),
 ])
 def test_every_process_of_a_narrowed_run_is_told_the_stages_it_may_ask(corpus, fake, tmp_path,
                                                                        stages, apis, hint):
@@ -88,7 +88,7 @@ def test_the_run_command_tells_the_implementation_it_starts_early_the_stages(cor
         "anthropic-messages"])
     assert done.exit_code == 0, done.output
     assert record.read_text().splitlines() == [
-        "branch,request.anthropic-messages,wire.anthropic-messages"]
+        "branch,request.anthropic-messages,wire.anthropic-messages,response.anthropic-messages"]
 
 
 def test_an_empty_selection_is_an_input_error(corpus, fake):

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from conformance.corpus.stages import CAPTURE_STAGES, api_of, stage_sort_key
+from conformance.corpus.stages import CAPTURE_STAGES, api_of, is_response, stage_sort_key
 from conformance.errors import ConformanceError, ImplementationError
 from conformance.files import UnreadableFile, read_regular
 from conformance.implementations import process, protocol
@@ -99,8 +99,10 @@ def session_key(path: Path, roots: Iterable[Path]) -> str:
 
 def default_stages(hello: protocol.Hello) -> list[str]:
     """Every stage the reference answers from a session alone, in stage order (``events``
-    needs a recorded event stream, which a session file does not have)."""
-    return sorted((s for s in hello.stages if s not in CAPTURE_STAGES), key=stage_sort_key)
+    needs a recorded event stream or a turn script, ``response.<api>`` a provider's response:
+    a session file has neither)."""
+    return sorted((s for s in hello.stages if s not in CAPTURE_STAGES and not is_response(s)),
+                  key=stage_sort_key)
 
 
 def request_options(stages: Iterable[str]) -> dict[str, Any]:

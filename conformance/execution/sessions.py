@@ -164,9 +164,11 @@ def both_stages(hello: protocol.Hello, reference: Iterable[str],
     """The stages both sides answer from a session, in stage order: those ``wanted``; or
     else every one both claim, request and wire stages included only with ``every_api`` or
     when the implementation claims nothing else (a provider library given its input)."""
-    from conformance.corpus.stages import api_of, stage_sort_key
+    from conformance.corpus.stages import api_of, is_response, stage_sort_key
 
-    both = sorted((s for s in reference if s in hello.stages), key=stage_sort_key)
+    # A response stage reads a provider's response, which a session file does not hold.
+    both = sorted((s for s in reference if s in hello.stages and not is_response(s)),
+                  key=stage_sort_key)
     if wanted:
         return [s for s in both if s in wanted]
     if every_api:
