@@ -23,6 +23,7 @@ from conformance.cli.options import (
     CORPUS_HELP,
     DEFAULT_TIMEOUT,
     IMPL_SPECS,
+    SPLIT_RESPONSES_HELP,
     TIMEOUT_HELP,
     parse_seconds,
 )
@@ -55,13 +56,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="Judge with this Pi release's answers (pi@1.3.0; default: the "
                          "release the implementation's hello targets, if any; reference: "
                          "the pinned one), built on first use, then cached.")
+    group.addoption("--pi-split-responses", metavar="SEED", type=int, default=None,
+                    help=SPLIT_RESPONSES_HELP)
 
 
 def plan_of(config: pytest.Config) -> RunPlan:
     """The run plan the plugin's options describe, made once, as the CLI makes its own."""
     from conformance.corpus.selection import Selection
     from conformance.execution.plan import Limits, RunPlan
+    from conformance.execution.rechunking import Rechunking
 
+    seed = config.getoption("pi_split_responses")
     baseline, report = config.getoption("pi_baseline"), config.getoption("pi_report")
     return RunPlan(config.getoption("pi_impl"),
                    Selection(cases=tuple(config.getoption("pi_case")),
@@ -69,7 +74,8 @@ def plan_of(config: pytest.Config) -> RunPlan:
                    Limits(timeout=config.getoption("pi_timeout")),
                    baseline=Path(baseline) if baseline else None,
                    report=Path(report) if report else None,
-                   against=config.getoption("pi_against"))
+                   against=config.getoption("pi_against"),
+                   rechunking=None if seed is None else Rechunking(seed))
 
 
 def pytest_configure(config: pytest.Config) -> None:

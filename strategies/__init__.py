@@ -71,6 +71,7 @@ from strategies.messages import (
     unknown_role_messages,
     user_messages,
 )
+from strategies.responses import body_cuts, character_cuts, cut_body, every_byte
 from strategies.sessions import Session, hook_messages, legacy_sessions, session_files, sessions
 from strategies.usage import costs, usages
 from strategies.values import (
@@ -92,8 +93,10 @@ __all__ = [
     "assistant_content",
     "assistant_messages",
     "bash_execution_messages",
+    "body_cuts",
     "branch_summary_entries",
     "branch_summary_messages",
+    "character_cuts",
     "compaction_entries",
     "compaction_summary_messages",
     "context_edit_entries",
@@ -101,12 +104,14 @@ __all__ = [
     "custom_entries",
     "custom_message_entries",
     "custom_messages",
+    "cut_body",
     "deep_json",
     "edge_session_files",
     "edge_sessions",
     "edge_values",
     "empty_strings",
     "entry_ids",
+    "every_byte",
     "extreme_iso_timestamps",
     "extreme_ms_timestamps",
     "extreme_numbers",

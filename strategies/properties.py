@@ -40,6 +40,7 @@ __all__ = [
     "message_timestamps_are_numbers",
     "parse_session",
     "prompt_sections_are_a_set",
+    "response_ignores_chunk_boundaries",
     "same_json",
     "settings_follow_the_active_path",
     "stats_count_every_usage_once",
@@ -90,6 +91,34 @@ def same_json(a: Any, b: Any) -> bool:
     if isinstance(a, list) and isinstance(b, list):
         return len(a) == len(b) and all(same_json(x, y) for x, y in zip(a, b, strict=True))
     return type(a) is type(b) and a == b
+
+
+#: What a stream parser takes from the clock, not from the bytes: the message's ``timestamp``
+#: and ``durationMs``, in each event's ``partial`` too.
+_CLOCK_KEYS = frozenset({"timestamp", "durationMs"})
+
+
+def _without_clock(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key: _without_clock(item) for key, item in value.items() if key not in _CLOCK_KEYS}
+    if isinstance(value, list):
+        return [_without_clock(item) for item in value]
+    return value
+
+
+def response_ignores_chunk_boundaries(whole: dict[str, Any], cut: dict[str, Any]) -> None:
+    """A ``response.<api>`` answer (``{"events", "message"}``) does not depend on where the
+    body was cut: the answer to the response in its own chunks and to the same bytes cut
+    elsewhere (:func:`strategies.body_cuts`) have the same events, in order, and the same final
+    message, the clock's values aside. Pi keeps it for every response of the corpus."""
+    whole_events, cut_events = whole.get("events", []), cut.get("events", [])
+    for index, (want, got) in enumerate(zip(whole_events, cut_events, strict=False)):
+        if not same_json(_without_clock(want), _without_clock(got)):
+            _fail(f"event {index} differs once the body is cut: {got!r} != {want!r}")
+    if len(whole_events) != len(cut_events):
+        _fail(f"{len(whole_events)} events from the whole chunks, {len(cut_events)} once cut")
+    if not same_json(_without_clock(whole.get("message")), _without_clock(cut.get("message"))):
+        _fail(f"the final message differs once the body is cut: {cut.get('message')!r}")
 
 
 def _dicts(entries: list[Any]) -> list[dict[str, Any]]:

@@ -180,3 +180,16 @@ from reference_guard import (  # noqa: E402, F401
     pytest_runtest_teardown,
     pytest_unconfigure,
 )
+
+
+@pytest.fixture(scope="session")
+def regenerated(tmp_path_factory: pytest.TempPathFactory) -> Corpus:
+    """A one-case corpus of provider responses (tests/response_corpus.py) with its goldens
+    written by the real Pi: only for tests marked ``reference``."""
+    from response_corpus import response_corpus
+
+    from conformance.maintenance import regenerate
+
+    corpus = response_corpus(tmp_path_factory.mktemp("responses") / "corpus")
+    assert regenerate.regenerate(corpus, corpus.cases) == 2
+    return corpus

@@ -18,6 +18,7 @@ from conformance.execution import executor
 from conformance.execution.executor import RunOutcome, Watcher, opened
 from conformance.execution.goldens import CorpusGoldens
 from conformance.execution.plan import Limits, RunPlan
+from conformance.execution.rechunking import Rechunking
 from conformance.execution.runner import Runner, plan
 from conformance.implementations.specs import resolve
 from conformance.implementations.transports import Implementation
@@ -83,12 +84,13 @@ class Collect(Watcher):
 
 def run_on(implementations: list[Implementation], corpus: Corpus, cases: list[Case] | None = None,
            *, selection: Selection | None = None, limits: Limits | None = None,
-           spec: str = "") -> tuple[Runner, list[StageResult]]:
+           spec: str = "", rechunking: Rechunking | None = None
+           ) -> tuple[Runner, list[StageResult]]:
     """``cases`` (default: the corpus's) through already started ``implementations``, by the
     executor, with no report: the runner and every result."""
     results: list[StageResult] = []
     plan = RunPlan(spec or implementations[0].spec, selection or Selection(),
-                   limits or Limits(), allow_empty=True)
+                   limits or Limits(), allow_empty=True, rechunking=rechunking)
     with opened(plan, corpus, implementations, watcher=Collect(results)) as execution:
         execution.run_cases(corpus.cases if cases is None else cases)
     return execution.runner, results

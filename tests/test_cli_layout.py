@@ -18,7 +18,7 @@ from conformance.reporting.formats import FORMATS, RUN_STDOUT_FORMATS
 
 MAINTAINERS = ["capture", "check", "coverage", "discrepancies", "promote", "regenerate"]
 # Corpus commands added after the grouping have no deprecated top-level alias.
-NEW_MAINTAINERS = ["block-matrix", "bump", "history"]
+NEW_MAINTAINERS = ["block-matrix", "bump", "history", "responses"]
 USERS = ["run", "compare", "smoke", "fuzz", "render", "diff", "baseline", "report", "matrix",
          "reference", "adapters"]
 

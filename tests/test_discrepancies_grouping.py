@@ -192,3 +192,13 @@ def test_phrases_read_as_english_on_wire_stages_and_plural_keys():
         "requests")
     listed = "$.output.messages[*].content"
     assert "of messages in" in grouping.phrase("context", listed, "changed", [])
+
+
+def test_every_api_stage_has_a_place_in_words():
+    # A draft for a stage the table did not list read "in the response.mistral-... stage".
+    from conformance.corpus.stages import ALL_STAGES
+
+    assert set(ALL_STAGES) <= set(grouping.PLACES)
+    dropped = "$.output.events[*].delta"
+    assert grouping.phrase("response.openai-codex-responses", dropped, "missing item", []) \
+        .endswith("OpenAI Codex responses as read")

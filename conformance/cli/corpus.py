@@ -20,6 +20,7 @@ from conformance.cli.coverage import coverage
 from conformance.cli.discrepancies import discrepancies
 from conformance.cli.fuzz import promote
 from conformance.cli.history import history
+from conformance.cli.responses import responses
 from conformance.cli.support import EXIT_FAILED, load_corpus, stderr, styled
 from conformance.errors import ConformanceError
 
@@ -160,7 +161,7 @@ def block_matrix(overwrite: bool, corpus_path: Path | None) -> None:
                    "pi-conformance corpus regenerate 'matrix.*'", highlight=False)
 
 
-for _command in (capture, promote, coverage, discrepancies, history, bump):
+for _command in (capture, promote, coverage, discrepancies, history, bump, responses):
     corpus.add_command(_command)
 
 #: The corpus commands that had a top-level name before the group (kept as hidden aliases),

@@ -62,6 +62,33 @@ def _matrix_table(coverage: Coverage) -> Table:
     return table
 
 
+def _responses_table(coverage: Coverage) -> Table:
+    """Rows content kind x API, columns endings: the response cells filled (a count of cases),
+    '-' where Pi cannot produce the cell."""
+    from rich.table import Table
+
+    from conformance.maintenance.block_axes import API_SHORT
+    from conformance.maintenance.response_matrix import CONTENT_KINDS, ENDINGS
+
+    matrix = coverage.responses
+    table = Table(title="Provider responses: content x ending, cases per cell "
+                        f"({sum(matrix.responses.values())} responses)", title_justify="left")
+    table.add_column("content", no_wrap=True)
+    table.add_column("api", no_wrap=True)
+    for end in ENDINGS:
+        table.add_column(end, justify="right")
+    by_key = {(cell.content, cell.api, cell.ending): cases for cell, cases in matrix.cells.items()}
+    for kind in CONTENT_KINDS:
+        for api in matrix.responses:
+            row = [by_key.get((kind, api, end)) for end in ENDINGS]
+            if all(cases is None for cases in row):
+                continue
+            texts = ["-" if cases is None else str(len(cases)) for cases in row]
+            full = all(cases is None or cases for cases in row)
+            table.add_row(kind, API_SHORT.get(api, api), *texts, style=None if full else "red")
+    return table
+
+
 def render_terminal(coverage: Coverage, console: Console) -> None:
     """Readable tables: clause files, stages, APIs, features, then what is missing."""
     from rich.table import Table
@@ -85,6 +112,12 @@ def render_terminal(coverage: Coverage, console: Console) -> None:
     console.print(_table("APIs by cases", "api", coverage.apis, total))
     console.print(_table("Features by cases", "feature", coverage.features, total))
     console.print(_matrix_table(coverage))
+    if any(coverage.responses.responses.values()):
+        console.print(_responses_table(coverage))
+        empty_responses = coverage.responses.empty
+        if empty_responses:
+            console.print(f"{len(empty_responses)} empty response cell(s) Pi can produce",
+                          style="bold red")
     empty = coverage.matrix.empty
     if empty:
         console.print(f"{len(empty)} empty matrix cell(s) Pi can produce:", style="bold red")

@@ -40,13 +40,25 @@ if TYPE_CHECKING:
               help="Pairs of processes (implementation and reference) answering at once.")
 @options.shard_option("each shard fuzzes its own seed, SEED*N+K-1; needs --seed",
                       "fuzz writes candidates, not a report: collect each shard's --out.")
+@click.option("--responses", is_flag=True,
+              help="Instead of generating sessions, cut the body of every provider response of "
+                   "the corpus (response.<api> stages IMPL claims) where Hypothesis chooses "
+                   "(--max-examples cuts each), judged against Pi's golden: a stream parser's "
+                   "answer must not depend on where the bytes were cut.")
+@options.CASES
+@options.CORPUS
 def fuzz(impl_spec: str, max_examples: int, seed: int | None, stages: tuple[str, ...],
-         kind: str, out: Path, timeout: float, jobs: int, shard: Shard | None) -> None:
+         kind: str, out: Path, timeout: float, jobs: int, shard: Shard | None,
+         responses: bool, cases: tuple[str, ...], corpus_path: Path | None) -> None:
     """Fuzz IMPL against Pi with generated sessions.
 
     Each disagreement is shrunk and written as a candidate case in --out. Every session stage
-    both answer is compared unless --stage says otherwise.
+    both answer is compared unless --stage says otherwise. With --responses, the corpus's
+    provider responses are cut instead, and each cut judged against Pi's golden.
     """
+    if responses:
+        _fuzz_responses(impl_spec, max_examples, seed, out, timeout, cases, corpus_path)
+        return
     from conformance.implementations.specs import resolve
     from conformance.maintenance.fuzz import (
         Differential,
@@ -111,6 +123,34 @@ def fuzz(impl_spec: str, max_examples: int, seed: int | None, stages: tuple[str,
     if not outcome.findings:
         echo(f"no disagreement in {outcome.examples} sessions")
     sys.exit(EXIT_FAILED if outcome.findings else 0)
+
+
+def _fuzz_responses(impl_spec: str, max_examples: int, seed: int | None, out: Path,
+                    timeout: float, cases: tuple[str, ...], corpus_path: Path | None) -> None:
+    """``fuzz --responses``: the chunk-boundary search (maintenance/response_fuzz.py)."""
+    from conformance.implementations.specs import resolve
+    from conformance.maintenance.fuzz import fuzz_seed
+    from conformance.maintenance.response_fuzz import fuzz_cuts, write_cut_candidate
+
+    corpus = load_corpus(corpus_path)
+    chosen = [case for case in corpus.select(cases) if case.response_stages()]
+    seed = fuzz_seed(seed)
+    command = "pi-conformance fuzz --responses " + shlex.join(
+        ["--impl", impl_spec, "--max-examples", str(max_examples), "--seed", str(seed)]
+        + [arg for pattern in cases for arg in ("-k", pattern)])
+    with resolve(impl_spec) as impl:
+        name = impl.hello.name
+        stderr().print(f"cutting {sum(len(c.response_stages()) for c in chosen)} response(s) "
+                       f"of {len(chosen)} case(s) for {name}, {max_examples} cuts each")
+        findings = fuzz_cuts(impl, corpus, chosen, max_examples=max_examples, seed=seed,
+                             timeout=timeout)
+        for finding in findings:
+            directory = write_cut_candidate(finding, out, name, command)
+            echo(f"{finding.case.id} {finding.stage}: cut at {list(finding.cuts)} -> {directory}")
+            echo(f"  {finding.detail.splitlines()[0] if finding.detail else ''}")
+    if not findings:
+        echo(f"no response answered otherwise once cut ({max_examples} cuts each)")
+    sys.exit(EXIT_FAILED if findings else 0)
 
 
 def _started_pairs(stack: contextlib.ExitStack, jobs: int,

@@ -30,6 +30,11 @@ CORPUS_HELP = ("A corpus directory (default: $PI_CONFORMANCE_CORPUS, else the on
                "with pi-conformance).")
 CASE_HELP = "Only cases whose id matches GLOB (repeatable; default: every case)."
 STAGE_HELP = "Only this stage (repeatable)."
+SPLIT_RESPONSES_HELP = (
+    "Send each provider response (response.<api> stages) cut elsewhere than in its own "
+    "chunks, as SEED decides per case and API: every byte apart, inside each multi-byte "
+    "character, or anywhere. The goldens do not change: a stream parser's answer must not "
+    "depend on where the bytes were cut.")
 
 #: The range of a usable duration: below it nothing answers, above it (a day) is a typo, and
 #: a huge or infinite value once reached the runner only to overflow in every wait.
@@ -73,9 +78,12 @@ TIMEOUT = click.option("--timeout", default=DEFAULT_TIMEOUT, show_default=True, 
 CASES = click.option("-k", "--case", "cases", multiple=True, metavar="GLOB", help=CASE_HELP)
 STAGES = click.option("--stage", "stages", multiple=True, type=click.Choice(ALL_STAGES),
                       help=STAGE_HELP)
+SPLIT_RESPONSES = click.option("--split-responses", "split_seed", type=click.IntRange(0),
+                               metavar="SEED", default=None, help=SPLIT_RESPONSES_HELP)
 APIS_OPTION = click.option(
     "--api", "apis", multiple=True, type=click.Choice(APIS),
-    help="Only the request stage of this API (repeatable; adds to --stage).")
+    help="Only the request, wire and response stages of this API (repeatable; adds to "
+         "--stage).")
 OUTPUT = click.option("-o", "--output", metavar="FILE",
                       type=click.Path(path_type=Path, dir_okay=False),
                       help="Write here instead of stdout.")

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 @click.option("--validate-protocol", is_flag=True,
               help="Check every answer against the protocol's JSON Schemas.")
 @options.ALLOW_EMPTY
+@options.SPLIT_RESPONSES
 @click.option("--against", "against", metavar="RELEASE",
               help="Judge with this Pi release's answers instead of the corpus's goldens "
                    "(pi@1.3.0: the release a port follows; default: the release the "
@@ -52,7 +53,8 @@ def run(impl_spec: str, cases: tuple[str, ...], features: tuple[str, ...],
         stages: tuple[str, ...], apis: tuple[str, ...], jobs: int, timeout: float,
         max_restarts: int, baseline: Path | None, report_path: Path | None,
         output_format: str, validate_protocol: bool, allow_empty: bool,
-        against: str | None, quiet: bool, shard: Shard | None, corpus_path: Path | None,
+        split_seed: int | None, against: str | None, quiet: bool, shard: Shard | None,
+        corpus_path: Path | None,
         outputs: dict[str, Path]) -> None:
     """Score an implementation against the corpus.
 
@@ -73,12 +75,14 @@ def run(impl_spec: str, cases: tuple[str, ...], features: tuple[str, ...],
         from conformance.cli.progress import progress_bar
         from conformance.execution.executor import execute
         from conformance.execution.plan import Limits, RunPlan
+        from conformance.execution.rechunking import Rechunking
 
         plan = RunPlan(impl_spec, selection,
                        Limits(timeout=timeout, max_restarts=max_restarts, jobs=jobs,
                               validate_protocol=validate_protocol),
                        shard=shard, baseline=baseline, report=report_path,
-                       allow_empty=allow_empty, against=against)
+                       allow_empty=allow_empty, against=against,
+                       rechunking=None if split_seed is None else Rechunking(split_seed))
         corpus = load_corpus(corpus_path)
         bar = progress_bar(not quiet and output_format == "terminal")
     except KeyboardInterrupt:  # still loading: --report says so all the same

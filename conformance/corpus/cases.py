@@ -27,11 +27,20 @@ from conformance._paths import SCHEMA_DIR, corpus_root
 from conformance.corpus.generated import GeneratedSession
 from conformance.corpus.metadata import CaseMetadata
 from conformance.corpus.metadata_cache import MetadataCache, digest
-from conformance.corpus.stages import ALL_STAGES, DEFAULT_STAGES, api_of, inputs_of
+from conformance.corpus.stages import (
+    ALL_STAGES,
+    DEFAULT_STAGES,
+    RESPONSE_PREFIX,
+    api_of,
+    inputs_of,
+    is_response,
+)
 from conformance.errors import CorpusError
 
 if TYPE_CHECKING:
     import jsonschema
+
+    from conformance.corpus.http_responses import HttpResponse
 
 # What Pi does on a case, and so what an answer that differs from Pi's means
 # (docs/corpus.md, "Outcome classes"): required (it is wrong), implementation-defined (an
@@ -124,6 +133,22 @@ class Case:
         """The recorded RPC event stream, input of the ``events`` stage (captured cases)."""
         return self.directory / "events.jsonl"
 
+    def response_path(self, api: str) -> Path:
+        """The provider's HTTP response, input of ``response.<api>``
+        (``conformance/corpus/http_responses.py`` says its form)."""
+        return self.directory / "responses" / f"{api}.json"
+
+    def response_stages(self) -> tuple[str, ...]:
+        return tuple(stage for stage in self.stages if is_response(stage))
+
+    def responses_for(self, stages: Iterable[str]) -> dict[str, HttpResponse]:
+        """The HTTP response of each ``response.<api>`` among ``stages``, by API: what a run
+        request gives the implementation (and Pi) for those stages."""
+        from conformance.corpus import http_responses
+
+        apis = [stage.removeprefix(RESPONSE_PREFIX) for stage in stages if is_response(stage)]
+        return {api: http_responses.load(self.response_path(api)) for api in apis}
+
     def expected_path(self, stage: str) -> Path:
         return self.directory / "expected" / f"{stage}.json"
 
@@ -131,9 +156,14 @@ class Case:
         return self.session_path.read_bytes()
 
     def input_sha256(self) -> str:
-        """Hash of everything that determines the goldens: the session and the options."""
+        """Hash of everything that determines the goldens: the session and the options, and
+        the provider responses of a case that has response stages."""
         digest = hashlib.sha256(self.session_bytes())
         digest.update(jsonio.dumps(self.options))
+        for stage in self.response_stages():
+            path = self.response_path(stage.removeprefix(RESPONSE_PREFIX))
+            if path.is_file():
+                digest.update(path.read_bytes())
         return digest.hexdigest()
 
 
@@ -170,12 +200,13 @@ def _check_case_files(directory: Path) -> None:
         with os.scandir(directory) as scan:
             entries = {entry.name: entry for entry in scan}
         checked = [entries[name] for name in _CASE_FILES if name in entries]
-        expected = entries.get("expected")
-        if expected is not None and expected.is_dir(follow_symlinks=False):
-            with os.scandir(expected.path) as scan:
-                checked += sorted(scan, key=lambda entry: entry.name)
-        elif expected is not None:
-            checked.append(expected)
+        for folder in ("expected", "responses"):
+            found = entries.get(folder)
+            if found is not None and found.is_dir(follow_symlinks=False):
+                with os.scandir(found.path) as scan:
+                    checked += sorted(scan, key=lambda entry: entry.name)
+            elif found is not None:
+                checked.append(found)
     except OSError as exc:
         raise CorpusError(f"cannot read: {exc.strerror}", path=directory) from None
     for entry in checked:
@@ -413,6 +444,34 @@ class Corpus:
         return []
 
     @staticmethod
+    def lint_responses(case: Case) -> list[CorpusError]:
+        """Each ``response.<api>`` stage has its response file, and each file is well formed
+        and belongs to a declared stage."""
+        from conformance.corpus import http_responses
+
+        problems = []
+        declared = {stage.removeprefix(RESPONSE_PREFIX) for stage in case.response_stages()}
+        for api in sorted(declared):
+            path = case.response_path(api)
+            if not path.is_file():
+                problems.append(CorpusError(
+                    f"the case has the response.{api} stage but no responses/{api}.json",
+                    path=case.directory))
+                continue
+            try:
+                http_responses.load(path)
+            except CorpusError as exc:
+                problems.append(exc)
+        folder = case.directory / "responses"
+        if folder.is_dir():
+            for path in sorted(folder.iterdir()):
+                if path.suffix != ".json" or path.stem not in declared:
+                    problems.append(CorpusError(
+                        "a response file with no response stage declared for it "
+                        f"(declare response.{path.stem} in stages, or remove it)", path=path))
+        return problems
+
+    @staticmethod
     def lint_inputs(case: Case) -> list[CorpusError]:
         """Every stage's inputs are stages of the case (their goldens are what an
         implementation given its input is given), or declared ``withheld_inputs``: otherwise
@@ -499,6 +558,7 @@ class Corpus:
             if "events" in case.stages and not case.events_path.is_file():
                 problems.append(CorpusError(
                     "the case has the events stage but no events.jsonl", path=case.directory))
+            problems.extend(self.lint_responses(case))
             for stage in case.stages:
                 if stage not in ALL_STAGES:
                     problems.append(CorpusError(

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from conformance.corpus.stages import REQUEST_PREFIX, WIRE_PREFIX, api_of
+from conformance.corpus.stages import REQUEST_PREFIX, RESPONSE_PREFIX, WIRE_PREFIX, api_of
 
 
 @dataclass(frozen=True)
@@ -18,8 +18,8 @@ class Selection:
     """Which cases and stages to run; empty means all.
 
     ``stages`` and ``apis`` add up: ``--stage context --api openai-responses`` runs the
-    context stage, request.openai-responses and wire.openai-responses; ``--api`` alone runs
-    only request and wire stages.
+    context stage, request.openai-responses, wire.openai-responses and response.openai-responses
+    (where a case has it); ``--api`` alone runs only those.
     """
 
     cases: tuple[str, ...] = ()
@@ -43,7 +43,8 @@ class Selection:
         when it is not narrowed and may ask any."""
         if not self.narrowed:
             return None
-        by_api = (prefix + api for api in self.apis for prefix in (REQUEST_PREFIX, WIRE_PREFIX))
+        by_api = (prefix + api for api in self.apis
+                  for prefix in (REQUEST_PREFIX, WIRE_PREFIX, RESPONSE_PREFIX))
         return tuple(dict.fromkeys([*self.stages, *by_api]))
 
     def to_json(self) -> dict[str, Any]:

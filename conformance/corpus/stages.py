@@ -17,13 +17,18 @@ APIS = ("anthropic-messages", "openai-completions", "openai-responses", "google-
         "bedrock-converse-stream", "google-vertex", "pi-messages")
 REQUEST_PREFIX = "request."
 WIRE_PREFIX = "wire."
+RESPONSE_PREFIX = "response."
 REQUEST_STAGES = tuple(REQUEST_PREFIX + api for api in APIS)
 WIRE_STAGES = tuple(WIRE_PREFIX + api for api in APIS)
+#: The inbound half: a provider's HTTP response (the case's ``responses/<api>.json``) turned
+#: into pi-ai's ``AssistantMessageEvent``s and final ``AssistantMessage``. Not a default
+#: stage: a case that carries a response declares it.
+RESPONSE_STAGES = tuple(RESPONSE_PREFIX + api for api in APIS)
 # Stages whose golden comes from a recorded run of the real CLI (pi-conformance corpus capture),
 # not from the reference harness: a case declares them explicitly.
 CAPTURE_STAGES = ("events",)
 DEFAULT_STAGES = SESSION_STAGES + REQUEST_STAGES + WIRE_STAGES
-ALL_STAGES = DEFAULT_STAGES + CAPTURE_STAGES
+ALL_STAGES = DEFAULT_STAGES + RESPONSE_STAGES + CAPTURE_STAGES
 
 #: What feeds each stage: the stages whose golden outputs are its input, in the order Pi
 #: computes them (harness.mjs). An implementation that claims a stage "given its input"
@@ -82,11 +87,17 @@ def following(stage: str, among: Sequence[str] = DEFAULT_STAGES) -> tuple[str, .
 
 
 def api_of(stage: str) -> str | None:
-    """The API id of a ``request.<api>`` or ``wire.<api>`` stage, else None."""
-    for prefix in (REQUEST_PREFIX, WIRE_PREFIX):
+    """The API id of a ``request.<api>``, ``wire.<api>`` or ``response.<api>`` stage, else
+    None."""
+    for prefix in (REQUEST_PREFIX, WIRE_PREFIX, RESPONSE_PREFIX):
         if stage.startswith(prefix):
             return stage[len(prefix):]
     return None
+
+
+def is_response(stage: str) -> bool:
+    """A ``response.<api>`` stage: its input is the case's HTTP response, not its session."""
+    return stage.startswith(RESPONSE_PREFIX) and stage[len(RESPONSE_PREFIX):] in APIS
 
 
 def inputs_of(stage: str) -> tuple[str, ...]:
@@ -103,5 +114,6 @@ def narrowed(stages: Sequence[str], apis: Sequence[str]) -> tuple[str, ...] | No
     ``Selection.wants`` decides); None when it is not narrowed, and may ask any."""
     if not stages and not apis:
         return None
-    by_api = (prefix + api for api in apis for prefix in (REQUEST_PREFIX, WIRE_PREFIX))
+    by_api = (prefix + api for api in apis
+              for prefix in (REQUEST_PREFIX, WIRE_PREFIX, RESPONSE_PREFIX))
     return tuple(dict.fromkeys([*stages, *by_api]))

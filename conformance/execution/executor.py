@@ -26,6 +26,7 @@ from conformance.execution import interrupts
 from conformance.execution.goldens import CorpusGoldens, GoldenSource
 from conformance.execution.plan import RunPlan
 from conformance.execution.processes import started
+from conformance.execution.rechunking import Rechunking
 from conformance.execution.runner import KeepAnswers, Planned, Runner
 from conformance.execution.runner import plan as plan_cases
 from conformance.implementations.early import EarlyStart
@@ -139,6 +140,11 @@ class Execution:
                                  allow_empty=self.plan.allow_empty or shard)
 
 
+def split_seed(plan: RunPlan) -> int | None:
+    """The seed the plan cuts provider responses by, for the report's header."""
+    return plan.rechunking.seed if isinstance(plan.rechunking, Rechunking) else None
+
+
 @contextlib.contextmanager
 def opened(plan: RunPlan, corpus: Corpus, implementations: list[Implementation], *,
            goldens: GoldenSource | None = None, stream: IO[bytes] | None = None,
@@ -162,10 +168,11 @@ def opened(plan: RunPlan, corpus: Corpus, implementations: list[Implementation],
                               capabilities=hello.raw.get("capabilities", {}),
                               corpus=identity or reports.corpus_identity(corpus),
                               scope=RunScope(plan.selection, plan.implementation,
-                                             str(plan.shard) if plan.shard else ""))
+                                             str(plan.shard) if plan.shard else "",
+                                             split_seed(plan)))
         writer = reports.ReportWriter(stream, head, path)
         writer.raise_failure()  # not even the header could be written: say so before running
-    runner = Runner(corpus, source, plan.limits)
+    runner = Runner(corpus, source, plan.limits, plan.rechunking)
     execution = Execution(plan, runner, implementations, writer,
                           baseline or load_baseline(plan), watcher, universe)
     try:
@@ -199,7 +206,8 @@ def report_interrupted_start(plan: RunPlan, identity: CorpusIdentity | None,
     head = reports.header(implementation={"name": plan.implementation, "version": "unknown"},
                           capabilities={}, corpus=identity,
                           scope=RunScope(plan.selection, plan.implementation,
-                                         str(plan.shard) if plan.shard else ""))
+                                         str(plan.shard) if plan.shard else "",
+                                         split_seed(plan)))
     with interrupts.held():
         reports.write_interrupted(plan.report, head)
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from conformance.corpus.selection import Selection
 from conformance.corpus.shards import Shard
+from conformance.execution.rechunking import ResponseCutter
 from conformance.execution.runner import Limits
 
 
@@ -31,6 +32,8 @@ class RunPlan:
     # The Pi release judged against (pi@1.3.0; "reference": the pinned one, the corpus's
     # goldens); None: the release the implementation's hello targets, if any (against.py).
     against: str | None = None
+    # Provider responses cut elsewhere than in their own chunks (rechunking.py); None: not.
+    rechunking: ResponseCutter | None = None
 
     @property
     def hint(self) -> tuple[str, ...] | None:

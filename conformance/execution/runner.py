@@ -36,6 +36,7 @@ from conformance.errors import (
 )
 from conformance.execution import interrupts
 from conformance.execution.goldens import CaseGoldens, GoldenSource
+from conformance.execution.rechunking import ResponseCutter
 from conformance.files import UnreadableFile, read_regular
 from conformance.implementations import process, protocol
 from conformance.implementations.transports import (
@@ -213,10 +214,12 @@ class Runner:
     golden they need, checked once), then ``run`` them on started implementations (one per
     worker) or ``judge_case`` one at a time (fuzzing, shrinking)."""
 
-    def __init__(self, corpus: Corpus, goldens: GoldenSource, limits: Limits | None = None):
+    def __init__(self, corpus: Corpus, goldens: GoldenSource, limits: Limits | None = None,
+                 rechunking: ResponseCutter | None = None):
         self.corpus = corpus  # the request options (its models) for every case
         self.goldens = goldens
         self.limits = limits or Limits()
+        self.rechunking = rechunking  # None: every response goes in its own chunks
         self.restarts = 0
         self.abandoned: str | None = None
         self._budget = _RestartBudget(self.limits.max_restarts)
@@ -529,9 +532,12 @@ class Runner:
             events_copy = scratch / f"{seq}-events.jsonl"
             events_copy.write_bytes(stream)
             events = (str(events_copy), stream.decode("utf-8", errors="replace"))
+        responses = {api: (response if self.rechunking is None
+                           else self.rechunking.split(case.id, api, response)).serializable()
+                     for api, response in case.responses_for(ask).items()}
         request = protocol.run_request(
             seq, case.id, case.features, str(copy), session.decode("utf-8", errors="replace"),
-            ask, options, events, inputs)
+            ask, options, events, inputs, responses)
         if self.limits.validate_protocol:
             problems = protocol.schema_errors("run-request", request)
             if problems:  # our own bug: say so rather than blame the implementation

@@ -186,7 +186,8 @@ def bye_request() -> dict[str, Any]:
 def run_request(seq: int, case_id: str, features: tuple[str, ...], session_path: str,
                 session_text: str, stages: list[str], options: dict[str, Any],
                 events: tuple[str, str] | None = None,
-                inputs: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+                inputs: dict[str, dict[str, Any]] | None = None,
+                responses: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
     request = {
         "cmd": "run",
         "seq": seq,
@@ -199,6 +200,8 @@ def run_request(seq: int, case_id: str, features: tuple[str, ...], session_path:
         request["events"] = {"path": events[0], "text": events[1]}
     if inputs:  # feeding stage -> its golden result, for stages claimed given their input
         request["inputs"] = inputs
+    if responses:  # api -> the provider's HTTP response, for the response.<api> stages
+        request["responses"] = responses
     return request
 
 

@@ -3,7 +3,8 @@
 The clause catalogue is the list of rules Pi's docs state (plus behaviours only its code
 has); a clause no case cites is a rule nobody checks. ``coverage`` says which those are, and
 how the cases spread over stages, features and provider APIs, and which cells of the
-content-block x provider matrix are filled, so gaps are visible before an implementer finds
+content-block x provider matrix, and of the content x ending matrix of provider responses, are
+filled, so gaps are visible before an implementer finds
 them. Computed from the corpus on disk (metadata, sessions and goldens); no reference.
 """
 
@@ -16,6 +17,7 @@ from typing import Any
 from conformance.corpus.cases import OUTCOMES, Case, Corpus
 from conformance.corpus.stages import ALL_STAGES, APIS
 from conformance.maintenance.matrix_coverage import BlockMatrix, compute_matrix
+from conformance.maintenance.response_matrix import ResponseMatrix, compute_response_matrix
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,7 @@ class Coverage:
     outcomes: dict[str, int]
     files: list[ClauseFile]
     matrix: BlockMatrix
+    responses: ResponseMatrix
     excluded: dict[str, str] = field(default_factory=dict)
     unknown_clauses: dict[str, list[str]] = field(default_factory=dict)
 
@@ -73,6 +76,7 @@ class Coverage:
             "unknown_clauses": self.unknown_clauses,
             "clauses": self.clauses,
             "matrix": self.matrix.to_json(),
+            "responses": self.responses.to_json(),
         }
 
 
@@ -119,6 +123,7 @@ def compute(corpus: Corpus) -> Coverage:
         outcomes={outcome: outcome_counts.get(outcome, 0) for outcome in OUTCOMES},
         files=files,
         matrix=compute_matrix(corpus, cases),
+        responses=compute_response_matrix(cases),
         excluded={name: spec["reason"] for name, spec in sorted(excluded.items())},
         unknown_clauses=unknown,
     )

@@ -120,7 +120,9 @@ class ReferenceSession:
             request = protocol.run_request(
                 self.seq, case.id, case.features, str(copy),
                 session.decode("utf-8", errors="replace"), stages,
-                self.corpus.request_options(case))
+                self.corpus.request_options(case),
+                responses={api: response.serializable()
+                           for api, response in case.responses_for(stages).items()})
             answer = (self.impl.run_isolated if isolated else self.impl.run)(request, timeout)
         results = protocol.check_run_answer(answer, self.seq, stages)
         for stage, result in results.items():

@@ -83,11 +83,15 @@ class RunScope:
     selection: Selection = field(default_factory=Selection)
     impl: str = ""
     shard: str = ""
+    # The seed provider responses were cut by (--split-responses), when they were.
+    split_responses: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {**self.selection.to_json(), "impl": self.impl}
         if self.shard:
             data["shard"] = self.shard
+        if self.split_responses is not None:
+            data["split_responses"] = self.split_responses
         return data
 
     @classmethod
@@ -100,7 +104,8 @@ class RunScope:
                              stages=get_strings(data, "stages", what=what),
                              apis=get_strings(data, "apis", what=what)),
                    impl=get_field(data, "impl", str, "", what=what),
-                   shard=get_field(data, "shard", str, "", what=what))
+                   shard=get_field(data, "shard", str, "", what=what),
+                   split_responses=get_field(data, "split_responses", int, None, what=what))
 
 
 @dataclass(frozen=True)

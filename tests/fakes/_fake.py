@@ -29,7 +29,8 @@ HELLO = {
                        "homepage": "https://example.invalid/fake"},
     "capabilities": {"stages": ["entries", "branch", "context", "projection", "llm", "prompt",
                                 "stats", *(f"request.{api}" for api in APIS),
-                                *(f"wire.{api}" for api in APIS)]},
+                                *(f"wire.{api}" for api in APIS),
+                                *(f"response.{api}" for api in APIS)]},
 }
 
 

@@ -471,6 +471,7 @@ const WIRE_HEADERS = [
 let wireServerReady = null;
 const wireRequests = [];
 let wireCaptured = null; // called once the server has a request: ends the call at once
+let wireReply = null; // a provider's HTTP response to answer with (response.<api>), or null
 
 function wireRedirect(input, url) {
 	const target = new URL(url.pathname + url.search, wireTarget);
@@ -484,6 +485,10 @@ function wireServer() {
 			req.on("data", (chunk) => chunks.push(chunk));
 			req.on("end", () => {
 				wireRequests.push({ method: req.method, path: req.url, headers: req.headers, raw: decoded(Buffer.concat(chunks), req.headers["content-encoding"]) });
+				if (wireReply !== null) {
+					serveReply(res, wireReply);
+					return;
+				}
 				wireCaptured?.();
 				const body = JSON.stringify({ error: { type: "invalid_request_error", code: 400, message: "pi-conformance: request captured" } });
 				// No Date header: the AWS SDK compares it with its clock, which a variation
@@ -568,6 +573,9 @@ const API_OPTIONS = {
 			AWS_REGION: "us-east-1",
 			AWS_BEDROCK_FORCE_HTTP1: "1",
 			AWS_EC2_METADATA_DISABLED: "true",
+			// One attempt: the SDK retries a throttle or a 5xx on its own, whatever pi-ai's
+			// maxRetries says, and a response golden answers one request.
+			AWS_MAX_ATTEMPTS: "1",
 			AWS_ENDPOINT_URL_BEDROCK_RUNTIME: origin,
 		},
 	}),
@@ -654,6 +662,141 @@ async function providerCall(api, llmMessages, request) {
 	};
 }
 
+// ---- response.<api>: a provider's HTTP response, fed to pi-ai's own stream function ----
+//
+// The loopback server answers the call with the case's response: its status, its headers and
+// its body in exactly the chunks the run request gives, each written on its own and followed
+// by a turn of the event loop, so that pi-ai's client reads it apart from the next (the runner
+// may cut the same body elsewhere: the answer must not change). Every AssistantMessageEvent is
+// recorded as it is pushed, serialised at that moment, so `partial` is the message as pi-ai
+// had built it then, whatever the consumer does later. The wall clock stands still during the
+// call (stopWallClock). The message's `durationMs` is measured on the monotonic clock, which
+// runs on; a varied run (regenerate, check) moves the reading that ends it by the clock offset
+// (MONOTONIC_OFFSET), so it is found volatile like the wall clock's values.
+
+function replyOf(response) {
+	const chunks = response.chunks.map((chunk) => (chunk.base64 !== undefined ? Buffer.from(chunk.base64, "base64") : Buffer.from(chunk.text, "utf8")));
+	return { status: response.status, headers: response.headers, chunks };
+}
+
+async function serveReply(res, reply) {
+	const headers = {};
+	for (const [name, value] of reply.headers) {
+		const key = name.toLowerCase();
+		headers[key] = key in headers ? [].concat(headers[key], value) : value;
+	}
+	res.sendDate = false;
+	res.socket?.setNoDelay(true);
+	res.writeHead(reply.status, headers);
+	res.flushHeaders();
+	// A turn of the event loop (its poll phase reads the last chunk on the client's side): one
+	// read per chunk, measured 199 reads for 200 one-byte chunks.
+	const pause = () => new Promise((resolve) => setImmediate(resolve));
+	for (const chunk of reply.chunks) {
+		if (res.destroyed) return;
+		res.write(chunk);
+		await pause();
+	}
+	res.end();
+}
+
+/** The wall clock stopped at its (possibly shifted) reading, until the function returned is
+ * called: every timestamp pi-ai takes during one response is one instant, so which of them
+ * are the same value does not depend on when a millisecond ticks over. `performance.now`
+ * runs on: `durationMs` is real, and varies. */
+function stopWallClock() {
+	const Running = globalThis.Date;
+	const now = Running.now();
+	class StoppedDate extends Running {
+		constructor(...args) {
+			if (args.length === 0) super(now);
+			else super(...args);
+		}
+		static now() {
+			return now;
+		}
+	}
+	globalThis.Date = StoppedDate;
+	return () => {
+		globalThis.Date = Running;
+	};
+}
+
+// In a varied run, how far ahead of the monotonic clock the reading that ends a response's
+// timing is (the clock offset): the message's `durationMs` is then that much longer than in a
+// plain run, never equal to it by chance, and so always found volatile, whatever the load.
+const MONOTONIC_OFFSET = variation.clockOffset === undefined ? 0 : Number(variation.clockOffset);
+
+let recordPushes = null; // the events of the call under way, or null
+function recordEvents() {
+	const proto = piAi.AssistantMessageEventStream?.prototype;
+	if (!proto || proto.piConformanceRecorded) return proto !== undefined;
+	const push = proto.push;
+	proto.push = function recordedPush(event) {
+		if (recordPushes !== null && MONOTONIC_OFFSET !== 0 && (event.type === "done" || event.type === "error")) {
+			// The reading that ends the response's timing, ahead by the variation's offset.
+			performance.now = () => Performance.prototype.now.call(performance) + MONOTONIC_OFFSET;
+			try {
+				push.call(this, event);
+			} finally {
+				delete performance.now; // the prototype's again
+			}
+		} else {
+			push.call(this, event);
+		}
+		recordPushes?.push(JSON.parse(JSON.stringify(event)));
+	};
+	proto.piConformanceRecorded = true;
+	return true;
+}
+
+async function responseCall(api, llmMessages, request, response) {
+	if (!request?.model) throw new Error(`no model given for ${api} (options.request.models)`);
+	if (!response) throw new HarnessError(`response.${api}: the run request gives no response for ${api} (its "responses" field)`);
+	if (!recordEvents()) return { skipped: "this Pi release's pi-ai exports no AssistantMessageEventStream whose events could be recorded" };
+	const context = typeof piAi.normalizeContext === "function"
+		? piAi.normalizeContext({ messages: llmMessages })
+		: { messages: llmMessages };
+	wireTarget = await wireServer();
+	wireRequests.length = 0;
+	blockedConnections.length = 0;
+	wireReply = replyOf(response);
+	const events = [];
+	recordPushes = events;
+	const { options: apiOptions = {}, env = {} } = API_OPTIONS[api]?.(request, wireTarget) ?? {};
+	Object.assign(process.env, env);
+	const origin = wireTarget;
+	let message;
+	const restartClock = stopWallClock();
+	try {
+		const stream = apis[api](request.model, context, {
+			apiKey: request.apiKey ?? "sk-test-key",
+			sessionId: request.sessionId ?? "sess-fixed",
+			maxRetries: 0,
+			...apiOptions,
+			...(request.reasoning ? { reasoning: request.reasoning } : {}),
+		});
+		message = await stream.result();
+	} finally {
+		restartClock();
+		wireTarget = null;
+		wireReply = null;
+		recordPushes = null;
+		for (const name of Object.keys(env)) delete process.env[name];
+	}
+	if (wireRequests.length > 1) {
+		throw new HarnessError(`${api}: pi-ai sent ${wireRequests.length} requests for one response (${wireRequests.map((r) => `${r.method} ${r.path}`).join(", ")}); a response golden answers one request`);
+	}
+	if (blockedConnections.length > 0) {
+		throw new HarnessError(`${api}: pi-ai tried to reach ${blockedConnections.join(", ")} instead of the loopback server`);
+	}
+	// The loopback server's port changes with every process: where Pi quotes the URL (an
+	// SDK's error message), it is written as the fixed origin below, as the cwd is.
+	const output = JSON.parse(JSON.stringify({ events, message }).replaceAll(origin, LOOPBACK_ORIGIN));
+	return { output };
+}
+const LOOPBACK_ORIGIN = "http://127.0.0.1:PORT";
+
 async function runCase(message) {
 	const wanted = message.stages ?? STAGES;
 	const cwd = message.options?.cwd ?? cwdDir;
@@ -702,7 +845,18 @@ async function runCase(message) {
 			} else if (stage === "llm") result = need(() => plain(getLlm()));
 			else if (stage === "prompt") result = need(() => promptStage(getLlm()));
 			else if (stage === "stats") result = need(() => statsStage(manager, getContext));
-			else {
+			else if (stage.startsWith("response.")) {
+				const api = apiOf(stage);
+				try {
+					result = await responseCall(api, getLlm(), {
+						...(message.options?.request ?? {}),
+						model: message.options?.request?.models?.[api],
+					}, message.responses?.[api]);
+				} catch (error) {
+					if (error instanceof HarnessError) throw error;
+					result = rejected(error);
+				}
+			} else {
 				const [kind, api] = [stage.slice(0, stage.indexOf(".")), apiOf(stage)];
 				try {
 					calls[api] ??= providerCall(api, getLlm(), {
@@ -724,9 +878,9 @@ async function runCase(message) {
 	return results;
 }
 
-/** The API id of a request.<api> or wire.<api> stage. */
+/** The API id of a request.<api>, wire.<api> or response.<api> stage. */
 function apiOf(stage) {
-	const match = /^(request|wire)\.(.+)$/.exec(stage);
+	const match = /^(request|wire|response)\.(.+)$/.exec(stage);
 	return match ? match[2] : undefined;
 }
 
@@ -749,7 +903,7 @@ function hello() {
 			dependencies: versions,
 		},
 		capabilities: {
-			stages: [...STAGES, ...Object.keys(capabilities.apis).map((api) => `request.${api}`), ...Object.keys(capabilities.apis).map((api) => `wire.${api}`)],
+			stages: [...STAGES, ...["request", "wire", "response"].flatMap((kind) => Object.keys(capabilities.apis).map((api) => `${kind}.${api}`))],
 		},
 	};
 }

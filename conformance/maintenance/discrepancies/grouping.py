@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.corpus.jsonpath import generalize
-from conformance.corpus.stages import stage_sort_key
+from conformance.corpus.stages import REQUEST_PREFIX, RESPONSE_PREFIX, WIRE_PREFIX, stage_sort_key
 from conformance.judging.comparison import Difference
 from conformance.judging.results import StageResult
 from conformance.reporting.model import Report
@@ -258,18 +258,22 @@ def _resolution(target: Target, cause: RootCause) -> str | None:
 
 # -- root causes in words --------------------------------------------------------------------
 
+#: Each API by the name its users know it by.
+API_TITLES = {
+    "anthropic-messages": "Anthropic", "openai-completions": "OpenAI Completions",
+    "openai-responses": "OpenAI Responses", "google-generative-ai": "Google Generative AI",
+    "azure-openai-responses": "Azure OpenAI Responses", "openai-codex-responses": "OpenAI Codex",
+    "mistral-conversations": "Mistral", "bedrock-converse-stream": "Bedrock Converse",
+    "google-vertex": "Google Vertex", "pi-messages": "pi-messages",
+}
+_PLACE_OF_KIND = {REQUEST_PREFIX: "{} requests", WIRE_PREFIX: "{} HTTP requests",
+                  RESPONSE_PREFIX: "{} responses as read"}
 PLACES = {
     "entries": "the session entries", "branch": "the branch", "context": "the context",
     "projection": "the projection", "llm": "the LLM messages", "prompt": "the system prompt",
     "stats": "the session stats", "events": "the event stream",
-    "request.anthropic-messages": "Anthropic requests",
-    "request.openai-completions": "OpenAI Completions requests",
-    "request.openai-responses": "OpenAI Responses requests",
-    "request.google-generative-ai": "Google Generative AI requests",
-    "wire.anthropic-messages": "Anthropic HTTP requests",
-    "wire.openai-completions": "OpenAI Completions HTTP requests",
-    "wire.openai-responses": "OpenAI Responses HTTP requests",
-    "wire.google-generative-ai": "Google Generative AI HTTP requests",
+    **{prefix + api: words.format(title) for prefix, words in _PLACE_OF_KIND.items()
+       for api, title in API_TITLES.items()},
 }
 _NOUNS = {"messages": "message", "input": "item", "contents": "content", "content": "block",
           "entries": "entry", "path": "path entry", "tools": "tool", "sections": "section"}
