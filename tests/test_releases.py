@@ -104,18 +104,23 @@ def test_the_first_install_writes_the_lockfile_and_a_reinstall_uses_it(fake_npm:
 @pytest.mark.slow
 @pytest.mark.reference
 def test_judging_against_an_older_release_fails_exactly_where_drift_says(tmp_path: Path):
-    """``run --against pi@1.0.3``: that release agrees with itself everywhere, and the pinned
-    Pi fails exactly on the (case, stage) pairs reports/drift.json lists as drifting."""
+    """``run --against pi@1.0.3`` on the whole corpus: that release agrees with itself
+    everywhere (every volatile path found), and the pinned Pi fails exactly on the (case,
+    stage) pairs reports/drift.json lists as drifting, but where the case's outcome class
+    does not judge that stage (info, as documented)."""
     import subprocess
     import sys
 
     repo = Path(__file__).resolve().parent.parent
+    drift = json.loads((repo / "reports" / "drift.json").read_text())
+    # the stages the drift report compared (a stage added to the corpus since is not in it)
+    stages = [arg for stage in drift["stages"] for arg in ("--stage", stage)]
 
     def run(impl: str) -> dict[tuple[str, str], str]:
         report = tmp_path / f"{impl.replace('@', '-')}.jsonl"
         subprocess.run([sys.executable, "-m", "conformance.cli.main", "run", "--impl", impl,
-                        "--against", "pi@1.0.3", "-k", "traps.*", "-q", "--report",
-                        str(report)], capture_output=True, timeout=600, check=False)
+                        "--against", "pi@1.0.3", *stages, "-q", "--report", str(report)],
+                       capture_output=True, timeout=1200, check=False)
         lines = [json.loads(line) for line in report.read_text().splitlines()]
         assert "judged against pi@1.0.3" in lines[0]["corpus"]["reference"][0]
         # events is judged only against the corpus's goldens (a live turn), never a release.
@@ -123,16 +128,17 @@ def test_judging_against_an_older_release_fails_exactly_where_drift_says(tmp_pat
                 if r["type"] == "result" and r["stage"] != "events"}
 
     itself = run("pi@1.0.3")
-    assert set(itself.values()) == {"pass"} and len(itself) > 100
+    assert set(itself.values()) <= {"pass", "info"}  # info: no behaviour is required there
+    assert list(itself.values()).count("pass") > 10000
     pinned = run("reference")
-    drift = json.loads((repo / "reports" / "drift.json").read_text())
     drifting = {(item["case"], item["stage"]) for item in drift["items"]
-                if item["case"].startswith("traps.")
-                and not any("pi@1.6.0" in group and "pi@1.0.3" in group
+                if not any("pi@1.6.0" in group and "pi@1.0.3" in group
                             for group in item["groups"])
                 and any("pi@1.0.3" in group for group in item["groups"])}
-    assert {key for key, status in pinned.items() if status == "fail"} == drifting
-    assert set(pinned.values()) == {"pass", "fail"}
+    failed = {key for key, status in pinned.items() if status == "fail"}
+    assert failed <= drifting
+    assert {pinned[key] for key in drifting - failed} <= {"info", "as-documented"}
+    assert len(failed) > 2000  # 2,676 of the 2,716 pairs that drift
 
 
 def test_answers_are_kept_by_what_determines_them(tmp_path: Path):
