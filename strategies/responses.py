@@ -43,12 +43,19 @@ def character_cuts(body: bytes) -> list[int]:
 
 def body_cuts(body: bytes) -> st.SearchStrategy[list[int]]:
     """Sorted offsets to cut ``body`` at: any set of them, some inside characters, or every
-    byte apart. Shrinks towards fewer cuts."""
+    byte apart over a stretch of the body (the whole of it at most). Shrinks towards fewer
+    cuts within each of these forms; a search that needs the fewest cuts overall narrows the
+    cuts it found further (``pi-conformance fuzz --responses`` does, by delta debugging)."""
     if len(body) < 2:
         return st.just([])
-    anywhere = st.integers(min_value=1, max_value=len(body) - 1)
+    last = len(body) - 1
+    anywhere = st.integers(min_value=1, max_value=last)
     inside = character_cuts(body)
     pools = [st.lists(anywhere, max_size=16)]
     if inside:
         pools.append(st.lists(st.sampled_from(inside), min_size=1, max_size=16))
-    return st.one_of(*pools, st.just(every_byte(body))).map(lambda cuts: sorted(set(cuts)))
+    stretches = st.tuples(st.integers(min_value=1, max_value=last),
+                          st.integers(min_value=1, max_value=last)).map(
+        lambda where: list(range(where[0], min(last, where[0] + where[1] - 1) + 1)))
+    pools.append(st.one_of(st.just(every_byte(body)), stretches))
+    return st.one_of(*pools).map(lambda cuts: sorted(set(cuts)))

@@ -22,7 +22,12 @@ def test_the_search_reaches_a_cut_inside_a_character():
     inside = set(strategies.character_cuts(BODY))
     assert inside
     found = find(strategies.body_cuts(BODY), lambda cuts: bool(inside & set(cuts)))
-    assert len(found) == 1 and found[0] in inside  # and shrinks to that one cut
+    assert inside & set(found)
+
+
+def test_stretches_of_every_byte_are_drawn():
+    found = find(strategies.body_cuts(BODY), lambda cuts: len(cuts) > 16)
+    assert found == list(range(found[0], found[-1] + 1))  # only a stretch holds that many
 
 
 def test_every_byte_and_a_short_body():
