@@ -26,7 +26,7 @@ LOCKFILE = REFERENCE_DIR / "package-lock.json"
 MANIFEST = REFERENCE_DIR / "package.json"
 HARNESS = REFERENCE_DIR / "harness.mjs"
 # The harness's own modules, which it imports: part of what wrote a golden.
-HARNESS_MODULES = (HARNESS, REFERENCE_DIR / "events.mjs")
+HARNESS_MODULES = (HARNESS, REFERENCE_DIR / "events.mjs", REFERENCE_DIR / "clocks.mjs")
 MODELS_SCRIPT = REFERENCE_DIR / "models.mjs"
 
 

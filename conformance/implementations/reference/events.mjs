@@ -22,13 +22,14 @@
 //  * the body reaches pi-ai in the scripted chunks, one at a time, each after Pi has handled
 //    the one before (two turns of the event loop; nothing in between waits on a timer), so
 //    every snapshot an event carries is the same on every run;
-//  * the clock stands still during the turn (at the harness's possibly shifted `now`): every
-//    timestamp of the turn is one instant, and every `durationMs` is 0 (`performance.now`
-//    stands still too). Timestamps and the ids Pi
+//  * the wall clock ticks a millisecond a reading from the harness's possibly shifted `now`,
+//    and `performance.now` stands still, so every `durationMs` is 0 in a plain run and the
+//    clock offset in a varied one (clocks.mjs). Timestamps and the ids Pi
 //    draws (from the harness's seeded randomness) are found volatile by regenerate's varied
 //    runs, as for every golden.
 
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tickWallClock } from "./clocks.mjs";
 import { createServer } from "node:http";
 import { join } from "node:path";
 
@@ -154,26 +155,15 @@ function pacedFetch(inner, origin, responses, state) {
 	};
 }
 
-/** The clocks stopped at their current readings (the wall clock, `Date`, and the monotonic
- * one, `performance.now`, which pi-ai and the agent loop time with); returns the function
- * that starts them again. */
+/** The clocks of a turn (clocks.mjs): the wall clock ticking, the monotonic one, which pi-ai
+ * and the agent loop time with, standing still at its current reading; returns the function
+ * that restores both. */
 function stopClock() {
-	const Running = globalThis.Date;
-	const now = Running.now();
+	const restoreWallClock = tickWallClock();
 	const monotonic = performance.now();
 	performance.now = () => monotonic;
-	class StoppedDate extends Running {
-		constructor(...args) {
-			if (args.length === 0) super(now);
-			else super(...args);
-		}
-		static now() {
-			return now;
-		}
-	}
-	globalThis.Date = StoppedDate;
 	return () => {
-		globalThis.Date = Running;
+		restoreWallClock();
 		delete performance.now; // the prototype's again
 	};
 }

@@ -38,6 +38,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { pathToFileURL } from "node:url";
+import { tickWallClock, withMonotonicAhead } from "./clocks.mjs";
 import { eventsStage, hasEventsModules, loadEventsModules, TurnScriptError } from "./events.mjs";
 
 const PROTOCOL = 1;
@@ -685,10 +686,9 @@ async function providerCall(api, llmMessages, request) {
 // by a turn of the event loop, so that pi-ai's client reads it apart from the next (the runner
 // may cut the same body elsewhere: the answer must not change). Every AssistantMessageEvent is
 // recorded as it is pushed, serialised at that moment, so `partial` is the message as pi-ai
-// had built it then, whatever the consumer does later. The wall clock stands still during the
-// call (stopWallClock). The message's `durationMs` is measured on the monotonic clock, which
-// runs on; a varied run (regenerate, check) moves the reading that ends it by the clock offset
-// (MONOTONIC_OFFSET), so it is found volatile like the wall clock's values.
+// had built it then, whatever the consumer does later. The wall clock ticks a millisecond a
+// reading during the call, and a varied run moves the reading that ends the response's timing
+// (clocks.mjs says why).
 
 function replyOf(response) {
 	const chunks = response.chunks.map((chunk) => (chunk.base64 !== undefined ? Buffer.from(chunk.base64, "base64") : Buffer.from(chunk.text, "utf8")));
@@ -716,32 +716,12 @@ async function serveReply(res, reply) {
 	res.end();
 }
 
-/** The wall clock stopped at its (possibly shifted) reading, until the function returned is
- * called: every timestamp pi-ai takes during one response is one instant, so which of them
- * are the same value does not depend on when a millisecond ticks over. `performance.now`
- * runs on: `durationMs` is real, and varies. */
-function stopWallClock() {
-	const Running = globalThis.Date;
-	const now = Running.now();
-	class StoppedDate extends Running {
-		constructor(...args) {
-			if (args.length === 0) super(now);
-			else super(...args);
-		}
-		static now() {
-			return now;
-		}
-	}
-	globalThis.Date = StoppedDate;
-	return () => {
-		globalThis.Date = Running;
-	};
-}
-
 // In a varied run, how far ahead of the monotonic clock the reading that ends a response's
 // timing is (the clock offset): the message's `durationMs` is then that much longer than in a
 // plain run, never equal to it by chance, and so always found volatile, whatever the load.
 const MONOTONIC_OFFSET = variation.clockOffset === undefined ? 0 : Number(variation.clockOffset);
+// Whether pi-ai's responses are being timed for a golden now (a response call, a live turn).
+let timingForGolden = false;
 
 let recordPushes = null; // the events of the call under way, or null
 function recordEvents() {
@@ -749,17 +729,9 @@ function recordEvents() {
 	if (!proto || proto.piConformanceRecorded) return proto !== undefined;
 	const push = proto.push;
 	proto.push = function recordedPush(event) {
-		if (recordPushes !== null && MONOTONIC_OFFSET !== 0 && (event.type === "done" || event.type === "error")) {
-			// The reading that ends the response's timing, ahead by the variation's offset.
-			performance.now = () => Performance.prototype.now.call(performance) + MONOTONIC_OFFSET;
-			try {
-				push.call(this, event);
-			} finally {
-				delete performance.now; // the prototype's again
-			}
-		} else {
-			push.call(this, event);
-		}
+		const ending = event.type === "done" || event.type === "error";
+		// The reading that ends the response's timing, ahead by the variation's offset.
+		withMonotonicAhead(timingForGolden && ending ? MONOTONIC_OFFSET : 0, () => push.call(this, event));
 		recordPushes?.push(JSON.parse(JSON.stringify(event)));
 	};
 	proto.piConformanceRecorded = true;
@@ -783,7 +755,8 @@ async function responseCall(api, llmMessages, request, response) {
 	Object.assign(process.env, env);
 	const origin = wireTarget;
 	let message;
-	const restartClock = stopWallClock();
+	const restoreClock = tickWallClock();
+	timingForGolden = true;
 	try {
 		const stream = apis[api](request.model, context, {
 			apiKey: request.apiKey ?? "sk-test-key",
@@ -794,7 +767,8 @@ async function responseCall(api, llmMessages, request, response) {
 		});
 		message = await stream.result();
 	} finally {
-		restartClock();
+		timingForGolden = false;
+		restoreClock();
 		wireTarget = null;
 		wireReply = null;
 		recordPushes = null;
@@ -902,7 +876,13 @@ async function eventsAnswer(message, cwd) {
 	if (message.turns === undefined) return { skipped: "no turn script (turns) in the run request: the reference runs the events stage only for a case with one" };
 	const dir = mkdtempSync(join(scratch, "run-"));
 	try {
-		return { output: await eventsStage(eventsModules, message.session.path, message.turns, dir, cwd) };
+		recordEvents(); // so that a turn's responses are timed for a golden as a response's are
+		timingForGolden = true;
+		try {
+			return { output: await eventsStage(eventsModules, message.session.path, message.turns, dir, cwd) };
+		} finally {
+			timingForGolden = false;
+		}
 	} catch (error) {
 		if (error instanceof TurnScriptError) throw new HarnessError(`events: ${error.message}`);
 		return rejected(error);
