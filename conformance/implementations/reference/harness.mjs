@@ -35,7 +35,7 @@ import { createServer } from "node:http";
 import net from "node:net";
 import zlib from "node:zlib";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { pathToFileURL } from "node:url";
 import { tickWallClock, withMonotonicAhead } from "./clocks.mjs";
@@ -781,11 +781,15 @@ async function responseCall(api, llmMessages, request, response) {
 		throw new HarnessError(`${api}: pi-ai tried to reach ${blockedConnections.join(", ")} instead of the loopback server`);
 	}
 	// The loopback server's port changes with every process: where Pi quotes the URL (an
-	// SDK's error message), it is written as the fixed origin below, as the cwd is.
-	const output = JSON.parse(JSON.stringify({ events, message }).replaceAll(origin, LOOPBACK_ORIGIN));
+	// SDK's error message), it is written as the fixed origin below, as the cwd is; and where
+	// it quotes its own files (a stack trace in pi-messages' diagnostics), the installation's
+	// path, which is this machine's, is written INSTALLATION.
+	const text = JSON.stringify({ events, message }).replaceAll(origin, LOOPBACK_ORIGIN);
+	const output = JSON.parse(text.replaceAll(JSON.stringify(resolve(prefix)).slice(1, -1), INSTALLATION));
 	return { output };
 }
 const LOOPBACK_ORIGIN = "http://127.0.0.1:PORT";
+const INSTALLATION = "<pi-installation>";
 
 async function runCase(message) {
 	const wanted = message.stages ?? STAGES;
