@@ -62,6 +62,15 @@ def test_a_port_wrong_however_the_body_is_cut_is_not_caught(regenerated):
     assert findings == []
 
 
+def test_a_failure_that_does_not_come_again_is_no_finding_and_no_crash(regenerated):
+    """Hypothesis replays a failing example before it reports it; one that passes the second
+    time (a parser that is not deterministic, or the clock) was a crash of the whole fuzz
+    (FlakyFailure) on the 1466 responses of the construction with pi-ai-python."""
+    with resolve(spec("fickle_response.py", regenerated.root)) as impl:
+        findings = fuzz_cuts(impl, regenerated, regenerated.cases, max_examples=5, seed=1)
+    assert findings == []
+
+
 def test_the_command_exits_1_and_writes_the_candidate(regenerated, tmp_path):
     result = CliRunner().invoke(main, [
         "fuzz", "--responses", "--impl", spec("splits_characters.py", regenerated.root),
