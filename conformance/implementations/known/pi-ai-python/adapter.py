@@ -2,8 +2,9 @@
 
 Runs inside the adapter's own virtualenv, so it imports only the standard library and
 pi-ai-python. pi-ai-python is a port of pi-ai alone: it has no session manager and no
-``convertToLlm`` (those live in pi-coding-agent, which it does not port). So it claims its
-stages *given their input* (hello ``capabilities.inputs``, docs/protocol.md): the runner sends
+``convertToLlm`` (those live in pi-coding-agent, which it does not port). So it claims the
+stages that follow them *given their input* (hello ``capabilities.inputs``, docs/protocol.md),
+and the response stages plain (below): the runner sends
 the golden ``llm`` messages of each case in the run request's ``inputs``, and pi-ai-python
 answers what it really implements:
 
