@@ -137,19 +137,22 @@ def test_pi_0_73_1_claims_no_projection_and_no_prompt():
 
 @pytest.mark.slow
 @pytest.mark.reference
-def test_pi_ai_python_answers_prompt_and_requests_only():
+def test_pi_ai_python_answers_prompt_requests_and_responses_only():
     hello, results = run_case("pi-ai-python")
     assert hello.implementation["language"] == "python"
     # Every API pi-ai knows: pi-ai-python ports each; Bedrock's request goes out with boto3,
     # which the adapter cannot catch, so only its parameters are claimed.
     from conformance.corpus.stages import APIS
 
-    assert hello.stages == {"prompt", *(f"request.{api}" for api in APIS),
-                            *(f"wire.{api}" for api in APIS if api != "bedrock-converse-stream")}
-    assert hello.inputs == hello.stages  # fed the golden llm messages: no reference needed
+    caught = [api for api in APIS if api != "bedrock-converse-stream"]
+    fed = {"prompt", *(f"request.{api}" for api in APIS), *(f"wire.{api}" for api in caught)}
+    assert hello.stages == fed | {f"response.{api}" for api in caught}
+    # Fed the golden llm messages: no reference needed; a response is its own input.
+    assert hello.inputs == fed
     assert results["prompt"]["status"] == "pass"
     assert results["llm"]["status"] == "skip"
-    assert {results[s]["status"] for s in hello.stages} <= {"pass", "fail"}
+    # The case has no response: its claimed stages are the fed ones.
+    assert {results[s]["status"] for s in fed} <= {"pass", "fail"}
 
 
 @pytest.mark.reference

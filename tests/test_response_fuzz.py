@@ -51,6 +51,26 @@ def test_a_port_that_answers_as_pi_is_never_caught(regenerated):
     assert findings == []  # ... a port that answers as Pi does is never caught
 
 
+def test_a_port_wrong_however_the_body_is_cut_is_not_caught(regenerated):
+    """Its answer does not depend on the cuts: wrong whole, wrong the same way cut. That is a
+    plain failure (run shows it), not a chunk-boundary one (pi-ai-python's missing
+    ``totalFromProvider`` was written as 36 "depends on where the body is cut" candidates)."""
+    command = [sys.executable, str(FAKES / "wrong.py"), str(regenerated.root),
+               "--stage", "response.anthropic-messages"]
+    with resolve("process:" + shlex.join(command)) as impl:
+        findings = fuzz_cuts(impl, regenerated, regenerated.cases, max_examples=10, seed=1)
+    assert findings == []
+
+
+def test_a_failure_that_does_not_come_again_is_no_finding_and_no_crash(regenerated):
+    """Hypothesis replays a failing example before it reports it; one that passes the second
+    time (a parser that is not deterministic, or the clock) was a crash of the whole fuzz
+    (FlakyFailure) on the 1466 responses of the construction with pi-ai-python."""
+    with resolve(spec("fickle_response.py", regenerated.root)) as impl:
+        findings = fuzz_cuts(impl, regenerated, regenerated.cases, max_examples=5, seed=1)
+    assert findings == []
+
+
 def test_the_command_exits_1_and_writes_the_candidate(regenerated, tmp_path):
     result = CliRunner().invoke(main, [
         "fuzz", "--responses", "--impl", spec("splits_characters.py", regenerated.root),

@@ -2,8 +2,9 @@
 
 Runs inside the adapter's own virtualenv, so it imports only the standard library and
 pi-ai-python. pi-ai-python is a port of pi-ai alone: it has no session manager and no
-``convertToLlm`` (those live in pi-coding-agent, which it does not port). So it claims its
-stages *given their input* (hello ``capabilities.inputs``, docs/protocol.md): the runner sends
+``convertToLlm`` (those live in pi-coding-agent, which it does not port). So it claims the
+stages that follow them *given their input* (hello ``capabilities.inputs``, docs/protocol.md),
+and the response stages plain (below): the runner sends
 the golden ``llm`` messages of each case in the run request's ``inputs``, and pi-ai-python
 answers what it really implements:
 
@@ -14,6 +15,19 @@ answers what it really implements:
   ``http_client`` it is given (pi-ai-python's own option), which answers 400. Not for
   Bedrock: pi-ai-python sends Bedrock's request with boto3 (an optional extra, not
   installed), which never goes through that client.
+* ``response.<api>``: what ``stream_simple`` makes of the case's HTTP response (the run
+  request's ``responses``): the same ``http_client``'s transport answers with its status,
+  headers and body, the body yielded in exactly the given chunks, each read apart; every
+  event pushed on the returned stream is serialised as it is pushed (so ``partial`` is the
+  message then), with the final message. Not for Bedrock, for the same reason.
+
+The response stages are claimed *without* input (docs/adapters.md, a stream-parser port): a
+provider's answer does not depend on the conversation it answers (pi-ai's parsers read only
+the model, the options and the bytes), and a response case declares its response stages
+alone. The call still needs a conversation to send: the ``llm`` messages when the run request
+carries them (the case asks a stage fed by them too), else ``MINIMAL_CONTEXT``, one user
+message. Not an empty one: Google's SDK refuses empty ``contents`` before sending, so the
+response would never be read.
 
 Credentials are fakes of the form each API reads, as the reference harness gives (Codex's
 account token is a JWT); Codex is asked for its SSE transport, since its default opens a
@@ -37,6 +51,7 @@ from typing import Any
 
 import httpx
 from pi_ai import get_current_system_message, get_current_system_prompt, normalize_context
+from pi_ai.event_stream import AssistantMessageEventStream
 from pi_ai.serialization import message_from_dict, model_from_dict, to_json_value
 
 PROTOCOL = 1
@@ -54,8 +69,13 @@ API_MODULES = {
 }
 #: APIs whose request goes out through boto3, not the http_client this adapter catches.
 NO_WIRE = frozenset({"bedrock-converse-stream"})
-STAGES = ["prompt", *(f"request.{api}" for api in API_MODULES),
-          *(f"wire.{api}" for api in API_MODULES if api not in NO_WIRE)]
+#: The stages fed the golden ``llm`` messages (hello ``capabilities.inputs``).
+FED = ["prompt", *(f"request.{api}" for api in API_MODULES),
+       *(f"wire.{api}" for api in API_MODULES if api not in NO_WIRE)]
+RESPONSES = [f"response.{api}" for api in API_MODULES if api not in NO_WIRE]
+STAGES = [*FED, *RESPONSES]
+#: The conversation a response stage's call sends when no ``llm`` input is given.
+MINIMAL_CONTEXT = [{"role": "user", "content": "hi", "timestamp": 0}]
 #: The headers a wire golden keeps (docs/stages.md, WIRE_HEADERS in the reference harness).
 WIRE_HEADERS = frozenset({
     "anthropic-beta", "anthropic-dangerous-direct-browser-access", "anthropic-version",
@@ -190,18 +210,90 @@ async def wire_stage(api: str, messages: list[Any], options: dict[str, Any]) -> 
     return {"rejected": {"message": reason}}
 
 
+class Recorder:
+    """Every event pushed on one stream, serialised at that moment (as the reference harness
+    records Pi's pushes): pi-ai-python's ``push`` is wrapped once, and records for the stream
+    being watched only, so a stream forwarded into it is not recorded twice."""
+
+    def __init__(self) -> None:
+        self.stream: Any = None
+        self.events: list[Any] = []
+        original = AssistantMessageEventStream.push
+
+        def push(stream: Any, event: Any) -> None:
+            original(stream, event)
+            if stream is self.stream:
+                self.events.append(json.loads(json.dumps(to_json_value(event))))
+
+        AssistantMessageEventStream.push = push
+
+
+RECORDER = Recorder()
+
+
+def reply_of(response: dict[str, Any]) -> tuple[int, list[tuple[str, str]], list[bytes]]:
+    chunks = [base64.b64decode(chunk["base64"]) if "base64" in chunk
+              else chunk["text"].encode("utf-8") for chunk in response["chunks"]]
+    return response["status"], [(name, value) for name, value in response["headers"]], chunks
+
+
+async def response_stage(api: str, messages: list[Any], options: dict[str, Any],
+                         response: dict[str, Any]) -> dict[str, Any]:
+    """What pi-ai-python makes of ``response``: its ``http_client`` gets a transport that
+    answers the one request with the status, headers and the body in its chunks."""
+    model_data = (options.get("models") or {}).get(api)
+    if not model_data:
+        raise ValueError(f"no model given for {api} (options.request.models)")
+    module = importlib.import_module(API_MODULES[api])
+    status, headers, chunks = reply_of(response)
+    sent: list[httpx.Request] = []
+
+    async def body() -> Any:
+        for chunk in chunks:
+            yield chunk
+            await asyncio.sleep(0)  # a turn of the loop: each chunk is a read of its own
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        sent.append(request)
+        return httpx.Response(status, headers=headers, content=body())
+
+    recorder = RECORDER
+    recorder.events = []
+    client = httpx.AsyncClient(transport=httpx.MockTransport(answer))
+    stream_options = {**stream_options_for(api, options), "http_client": client}
+    try:
+        stream = module.stream_simple(model_from_dict(model_data),
+                                      normalize_context({"messages": messages}), stream_options)
+        recorder.stream = stream
+        message = await stream.result()
+        result: dict[str, Any] = {"output": {
+            "events": recorder.events,
+            "message": json.loads(json.dumps(to_json_value(message)))}}
+    except Exception as exc:  # a refusal before sending, or a stream that raised
+        result = {"rejected": {"message": f"{type(exc).__name__}: {exc}"}}
+    finally:
+        recorder.stream = None
+        await client.aclose()
+    if len(sent) > 1:  # a retry would have been answered by the same body: not one response
+        raise RuntimeError(f"{api}: pi-ai-python sent {len(sent)} requests for one response")
+    return result
+
+
 def run(request: dict[str, Any]) -> dict[str, Any]:
     wanted = request.get("stages") or STAGES
     results: dict[str, Any] = {}
     llm = (request.get("inputs") or {}).get("llm")
-    if llm is None:
+    if llm is None and any(stage in FED for stage in wanted):
         raise ValueError("no llm input in the run request (hello claims its stages with inputs)")
+    if llm is None:  # response stages alone (module docstring)
+        llm = {"output": MINIMAL_CONTEXT}
     if "output" not in llm:  # Pi rejected the session itself: so does every later stage
         reason = llm.get("rejected") or {"message": f"the llm input is {next(iter(llm))}"}
         return {stage: {"rejected": {"message": str(reason.get("message"))}}
                 for stage in wanted}
     messages = [message_from_dict(m) for m in llm["output"]]
     options = (request.get("options") or {}).get("request") or {}
+    responses = request.get("responses") or {}
     for stage in wanted:
         if stage == "prompt":
             try:
@@ -212,6 +304,12 @@ def run(request: dict[str, Any]) -> dict[str, Any]:
             results[stage] = asyncio.run(request_stage(stage[8:], messages, options))
         elif stage.startswith("wire.") and stage[5:] in API_MODULES and stage[5:] not in NO_WIRE:
             results[stage] = asyncio.run(wire_stage(stage[5:], messages, options))
+        elif stage in RESPONSES:
+            api = stage[9:]
+            if api not in responses:
+                raise ValueError(f"{stage}: the run request gives no response for {api} "
+                                 "(its responses field)")
+            results[stage] = asyncio.run(response_stage(api, messages, options, responses[api]))
         else:
             results[stage] = {"skipped": f"pi-ai-python does not implement {stage}"}
     return results
@@ -229,7 +327,7 @@ def hello() -> dict[str, Any]:
             "dependencies": {name: version(name) for name in ("anthropic", "openai",
                                                               "google-genai", "httpx")},
         },
-        "capabilities": {"stages": STAGES, "inputs": STAGES},
+        "capabilities": {"stages": STAGES, "inputs": FED},
     }
 
 
