@@ -89,3 +89,27 @@ def test_run_split_responses_judges_cut_bodies_and_says_so_in_the_report(regener
         "run", "--impl", "process:" + shlex.join(command), "--corpus", str(regenerated.root),
         "--format", "json"])
     assert whole.exit_code == 0, whole.output
+
+
+def test_pi_asked_live_reads_the_cases_response_too(regenerated):
+    """The golden source of --against, compare and fuzz (Pi asked now) sends each response
+    stage its case's response, as the corpus's goldens were made: before, Pi was asked the
+    stage with no response and the harness refused it."""
+    from conformance.execution.reference_goldens import ReferenceGoldens
+    from conformance.judging.volatility import stable_differences
+
+    source = ReferenceGoldens()
+    source.start()
+    try:
+        case = regenerated.cases[0]
+        stages = list(case.response_stages())
+        goldens = source.open(case, stages, case.session_bytes(),
+                              regenerated.request_options(case))
+        for stage in stages:
+            live = goldens.golden(stage)
+            shipped = read_json(case.expected_path(stage))
+            assert "output" in live.result, live.result
+            masked = set(shipped["volatile"]) | set(live.volatile)
+            assert stable_differences(shipped["result"], live.result, masked) == []
+    finally:
+        source.close()

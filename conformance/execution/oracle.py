@@ -216,28 +216,32 @@ class ReferenceOracle:
         return FileAnswers(path, sha, len(text), results, time.perf_counter() - started)
 
     def ask_text(self, text: str, stages: list[str],
-                 options: Mapping[str, Any] | None = None) -> dict[str, dict[str, Any]]:
+                 options: Mapping[str, Any] | None = None,
+                 responses: Mapping[str, Any] | None = None) -> dict[str, dict[str, Any]]:
         """Every stage at once; if Pi hangs or crashes, each stage again on its own, so the
         stages it does answer keep their answer and the others say how Pi misbehaved.
         ``options``: the run options (default: the oracle's, for its stages)."""
         try:
-            return self._ask(text, stages, self.stage_timeout * max(1, len(stages)), options)
+            return self._ask(text, stages, self.stage_timeout * max(1, len(stages)), options,
+                             responses)
         except RequestTooLarge as exc:  # never sent: no stage alone would be either
             return {stage: over_limit(exc.of("Pi")) for stage in stages}
         except ImplementationError:
             self._recover()
         if len(stages) == 1:
-            return {stages[0]: self._misbehaved(text, stages[0], options)}
+            return {stages[0]: self._misbehaved(text, stages[0], options, responses)}
         results: dict[str, dict[str, Any]] = {}
         for stage in stages:
-            results[stage] = self._misbehaved(text, stage, options)
+            results[stage] = self._misbehaved(text, stage, options, responses)
         return results
 
     def ask_bytes(self, session: bytes, stages: list[str],
-                  options: Mapping[str, Any] | None = None) -> dict[str, dict[str, Any]]:
+                  options: Mapping[str, Any] | None = None,
+                  responses: Mapping[str, Any] | None = None) -> dict[str, dict[str, Any]]:
         """``ask_text`` for a session's bytes (as the runner read them), restarting Pi
         after it has read ``RESTART_AFTER_BYTES`` (V8 keeps the heap it grew)."""
-        results = self.ask_text(session.decode("utf-8", errors="replace"), stages, options)
+        results = self.ask_text(session.decode("utf-8", errors="replace"), stages, options,
+                                responses)
         self.read_since_start += len(session)
         if self.read_since_start > RESTART_AFTER_BYTES:
             self.read_since_start = 0
@@ -245,9 +249,10 @@ class ReferenceOracle:
         return results
 
     def _misbehaved(self, text: str, stage: str,
-                    options: Mapping[str, Any] | None = None) -> dict[str, Any]:
+                    options: Mapping[str, Any] | None = None,
+                    responses: Mapping[str, Any] | None = None) -> dict[str, Any]:
         try:
-            return self._ask(text, [stage], self.stage_timeout, options)[stage]
+            return self._ask(text, [stage], self.stage_timeout, options, responses)[stage]
         except OverLimit as exc:
             if not isinstance(exc, RequestTooLarge):
                 self._recover()
@@ -264,7 +269,10 @@ class ReferenceOracle:
         self.needs_restart = True
 
     def _ask(self, text: str, stages: list[str], timeout: float,
-             options: Mapping[str, Any] | None = None) -> dict[str, dict[str, Any]]:
+             options: Mapping[str, Any] | None = None,
+             responses: Mapping[str, Any] | None = None) -> dict[str, dict[str, Any]]:
+        """``responses``: per API, the provider response a ``response.<api>`` stage reads (the
+        case's, as the runner sends the implementation)."""
         if self.needs_restart:
             self.needs_restart = False
             with contextlib.suppress(ConformanceError):  # then the run below says it crashed
@@ -275,7 +283,8 @@ class ReferenceOracle:
         try:
             request = protocol.run_request(seq, "reference.session", (), str(path), text,
                                            stages, dict(options if options is not None
-                                                        else self.options))
+                                                        else self.options),
+                                           responses=dict(responses or {}))
             answer = self.impl.run(request, timeout)
         finally:
             path.unlink(missing_ok=True)

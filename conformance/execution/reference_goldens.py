@@ -61,13 +61,14 @@ class _ReferenceCase(CaseGoldens):
     """One session's goldens: Pi's plain answer (coming), its volatile paths (on demand)."""
 
     def __init__(self, source: ReferenceGoldens, stages: Sequence[str], session: bytes,
-                 options: Mapping[str, Any]):
+                 options: Mapping[str, Any], responses: Mapping[str, Any]):
         self.source = source
         self.stages = list(stages)
         self.session = session
         self.options = options
+        self.responses = responses  # per API, the case's provider response (response.<api>)
         self.plain: Future[Results] = source.pool.submit(
-            source.ask_plain, session, self.stages, options)
+            source.ask_plain, session, self.stages, options, responses)
         self.provenance = {"generator": GENERATOR, "reference": source.versions,
                            "input_sha256": hashlib.sha256(session).hexdigest()}
         self._goldens: dict[str, Golden] = {}
@@ -89,7 +90,7 @@ class _ReferenceCase(CaseGoldens):
         with self._lock:
             if self._volatile is None:
                 self._volatile = self.source.vary(self.session, self.stages, self.options,
-                                                  self.plain.result())
+                                                  self.plain.result(), self.responses)
             return self._volatile.get(stage, {})
 
 
@@ -155,39 +156,43 @@ class ReferenceGoldens(GoldenSource):
 
     def open(self, case: Case, stages: Sequence[str], session: bytes,
              options: Mapping[str, Any]) -> CaseGoldens:
-        return _ReferenceCase(self, stages, session, options)
+        responses = {api: response.serializable()
+                     for api, response in case.responses_for(stages).items()}
+        return _ReferenceCase(self, stages, session, options, responses)
 
-    def ask_plain(self, session: bytes, stages: Sequence[str],
-                  options: Mapping[str, Any]) -> Results:
+    def ask_plain(self, session: bytes, stages: Sequence[str], options: Mapping[str, Any],
+                  responses: Mapping[str, Any] | None = None) -> Results:
         """Pi's plain answer, from the answer cache when there is one and it has it."""
         if self.cache is None:
-            return self.plain.ask_bytes(session, list(stages), options)
-        key = self.cache.key("plain", session, stages, options)
+            return self.plain.ask_bytes(session, list(stages), options, responses)
+        key = self.cache.key("plain", session, stages, _keyed(options, responses))
         cached = self.cache.get(key)
         if cached is None:
             started = time.perf_counter()
-            cached = self.plain.ask_bytes(session, list(stages), options)
+            cached = self.plain.ask_bytes(session, list(stages), options, responses)
             self.built_seconds += time.perf_counter() - started
             self.cache.put(key, cached)
         return dict(cached)
 
     def vary(self, session: bytes, stages: Sequence[str], options: Mapping[str, Any],
-             plain: Results) -> dict[str, dict[str, str]]:
+             plain: Results, responses: Mapping[str, Any] | None = None
+             ) -> dict[str, dict[str, str]]:
         """Per stage, the volatile paths of Pi's answers (from the answer cache when there is
         one and it has them)."""
         if self.cache is None:
-            return self._vary(session, stages, options, plain)
-        key = self.cache.key("volatile", session, stages, options)
+            return self._vary(session, stages, options, plain, responses)
+        key = self.cache.key("volatile", session, stages, _keyed(options, responses))
         cached = self.cache.get(key)
         if cached is None:
             started = time.perf_counter()
-            cached = self._vary(session, stages, options, plain)
+            cached = self._vary(session, stages, options, plain, responses)
             self.built_seconds += time.perf_counter() - started
             self.cache.put(key, cached)
         return dict(cached)
 
     def _vary(self, session: bytes, stages: Sequence[str], options: Mapping[str, Any],
-              plain: Results) -> dict[str, dict[str, str]]:
+              plain: Results, responses: Mapping[str, Any] | None = None
+              ) -> dict[str, dict[str, str]]:
         """The plain run's answers against the varied runs', asked now, side by side (each a
         process of its own, started on first need)."""
         asked = [stage for stage in stages if "output" in plain[stage]]
@@ -197,8 +202,8 @@ class ReferenceGoldens(GoldenSource):
             varied = self._started_varied()
             self.varied_sessions += 1
             with ThreadPoolExecutor(len(varied)) as pool:
-                runs = list(pool.map(lambda oracle: oracle.ask_bytes(session, asked, options),
-                                     varied))
+                runs = list(pool.map(
+                    lambda oracle: oracle.ask_bytes(session, asked, options, responses), varied))
         found: dict[str, dict[str, str]] = {}
         for stage in asked:
             # A run that answered another kind (it hung this time) tells nothing of values.
@@ -225,6 +230,12 @@ class ReferenceGoldens(GoldenSource):
         self.pool.shutdown(wait=True, cancel_futures=True)
         for oracle in [self.plain, *(self._varied or [])]:
             oracle.close()
+
+
+def _keyed(options: Mapping[str, Any], responses: Mapping[str, Any] | None) -> dict[str, Any]:
+    """What an answer is kept by beside the session: the options, and the provider responses
+    a response stage read (a case without any keeps its old key)."""
+    return {**options, "responses": dict(responses)} if responses else dict(options)
 
 
 __all__ = ["GENERATOR", "ReferenceGoldens"]
