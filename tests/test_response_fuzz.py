@@ -82,3 +82,30 @@ def test_the_command_exits_1_and_writes_the_candidate(regenerated, tmp_path):
     assert "cut at [" in result.output
     assert json.loads((tmp_path / "found" / written[0] / "responses" /
                        "anthropic-messages.json").read_text())["status"] == 200
+
+
+def test_a_draft_for_a_response_stage_is_reproduced_with_the_cases_response(regenerated,
+                                                                          tmp_path):
+    # Drafts shrink sessions; a response stage read none of them, so every response draft
+    # said "did not reproduce". The case itself, its response included, reproduces it.
+    reports = tmp_path / "reports"
+    reports.mkdir()
+    fake = spec("drops_cost_source.py", regenerated.root)
+    ran = CliRunner().invoke(main, ["run", "--impl", fake, "--corpus", str(regenerated.root),
+                                    "-q", "--report", str(reports / "port.jsonl")])
+    assert ran.exit_code == 1, ran.output
+    out = tmp_path / "drafts"
+    built = CliRunner().invoke(main, ["corpus", "discrepancies", "--corpus",
+                                      str(regenerated.root), "--reports", str(reports),
+                                      "--out", str(out), "--impl", f"cost-port={fake}"])
+    assert built.exit_code == 0, built.output
+    index = json.loads((out / "index.json").read_text())
+    drafts = [e for e in index["discrepancies"] if e["target"] == "cost-port"]
+    assert drafts
+    for entry in drafts:
+        reproducer = entry["reproducer"]
+        assert reproducer["verified"] and not reproducer["shrunk"]
+        assert json.loads(reproducer["response"]["text"])["status"] == 200
+        text = (out / entry["draft"]).read_text()
+        assert "the provider's response it reads" in text
+        assert any("totalFromProvider" in d["path"] for d in entry["differences"])

@@ -16,6 +16,7 @@ import tempfile
 import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -90,7 +91,12 @@ class SessionJudge:
                 raise failed
         self.stages = both_stages(self.implementation.hello, self.reference.stages,
                                   self.wanted, every_api=self.every_api)
-        if not self.stages:
+        from conformance.corpus.stages import is_response
+
+        # A stream parser claims only stages that read a case's response (judge_case).
+        parses = any(is_response(s) and s in self.reference.hello.stages
+                     for s in self.implementation.hello.stages)
+        if not self.stages and not parses:
             raise ConformanceError(
                 f"{self.implementation.spec} answers none of the stages to compare (it claims "
                 f"{', '.join(sorted(self.implementation.hello.stages)) or 'none'})")
@@ -113,18 +119,25 @@ class SessionJudge:
 
     def judge(self, session: bytes, stages: Iterable[str] | None = None) -> list[StageResult]:
         """Every asked stage's result for ``session``, as a run would report them."""
-        self.last_answers.clear()
         case = self.case(session, stages)
         try:
-            planned = plan(self.implementation.hello, [case], Selection())
-            if not planned:
-                return []
-            planned = self.runner.prepare(planned, self.implementation.hello.inputs)
-            if not planned:
-                return []
-            return self.runner.judge_case(self.implementation, planned[0])
+            return self.judge_case(case)
         finally:
             case.session_path.unlink(missing_ok=True)
+
+    def judge_case(self, case: Case, stages: Iterable[str] | None = None) -> list[StageResult]:
+        """A case as it is, with what it carries beside its session (a provider response,
+        which a ``response.<api>`` stage reads), on ``stages`` (default: its own)."""
+        self.last_answers.clear()
+        if stages is not None:
+            case = replace(case, declared_stages=tuple(stages))
+        planned = plan(self.implementation.hello, [case], Selection())
+        if not planned:
+            return []
+        planned = self.runner.prepare(planned, self.implementation.hello.inputs)
+        if not planned:
+            return []
+        return self.runner.judge_case(self.implementation, planned[0])
 
     def close(self) -> None:
         self.runner.close()

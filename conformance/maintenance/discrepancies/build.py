@@ -21,9 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from conformance import jsonio
+from conformance.corpus import http_responses
 from conformance.corpus.cases import Case, Corpus
 from conformance.corpus.goldens import read_golden
-from conformance.corpus.stages import stage_sort_key
+from conformance.corpus.stages import RESPONSE_PREFIX, is_response, stage_sort_key
 from conformance.errors import ConformanceError, CorpusError
 from conformance.execution.reference_goldens import ReferenceGoldens
 from conformance.execution.runner import Limits
@@ -481,6 +482,9 @@ def _reproduce(entry: dict[str, Any], cause: grouping.RootCause, source: Case, c
     target = sorted(cause.signatures[stage])[0]
     atom = Atom(stage, *target)
     version = judge.implementation.hello.version
+    if is_response(stage):
+        _reproduce_case(entry, base, text, source, judge, atom, settings, cause.id)
+        return
     start = cached["session"] if cached else text
     shows = oracle.shows(start, atom)
     if not shows and not settings.verify:
@@ -534,6 +538,31 @@ def _reproduce(entry: dict[str, Any], cause: grouping.RootCause, source: Case, c
     entry["differences"] = [d.to_json() for d in differences]
     if not differences:
         entry["message"] = judged[0].message if judged else ""
+
+
+def _reproduce_case(entry: dict[str, Any], base: dict[str, Any], text: str, source: Case,
+                    judge: SessionJudge, atom: Atom, settings: Settings, cause_id: str) -> None:
+    """A stage whose input is not the session alone (``response.<api>`` reads the case's
+    provider response): the source case itself is the reproducer, judged again as it is,
+    not shrunk (shrinking cuts sessions)."""
+    judged = judge.judge_case(source, (atom.stage,))
+    found = verdict_signature(judged[0]) if judged else None
+    shows = bool(found) and (atom.path, atom.kind) in found  # type: ignore[operator]
+    api = atom.stage.removeprefix(RESPONSE_PREFIX)
+    entry["reproducer"] = {**base, "session": text, "lines": len(text.splitlines()),
+                           "shrunk": False, "verified": shows,
+                           "response": {"file": f"responses/{api}.json",
+                                        "text": http_responses.dumps(
+                                            source.responses_for([atom.stage])[api])},
+                           "reason": "the stage reads the case's provider response: the case "
+                                     "as it is reproduces it, not shrunk"}
+    if not shows:
+        settings.say(f"{cause_id}: did not reproduce")
+        return
+    entry["outputs"] = {"expected": judge.pi_answer(atom.stage),
+                        "actual": judge.last_answers.get(atom.stage,
+                                                         {"error": {"message": "no answer"}})}
+    entry["differences"] = [d.to_json() for d in judged[0].differences]
 
 
 class _Processes:

@@ -168,6 +168,10 @@ def failure_draft(entry: dict[str, Any]) -> str:
         lines.append(f"The session of case `{repro['source_case']}` ({repro['lines']} lines; "
                      f"not shrunk: {repro.get('reason', 'unknown')}):")
     lines += ["", _fence(repro["session"], "jsonl"), ""]
+    if repro.get("response"):
+        lines += [f"and the provider's response it reads (`{repro['response']['file']}` in the "
+                  "case: status, headers, the body in the chunks it arrives in):", "",
+                  _fence(repro["response"]["text"], "json"), ""]
     diffs = entry.get("differences", [])
     lines += [f"## Expected (Pi {entry['expected_source']['version']}) and actual", ""]
     if diffs:
