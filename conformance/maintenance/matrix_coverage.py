@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, Protocol, TypeVar
 
 from conformance import jsonio
 from conformance.corpus.cases import Case, Corpus
@@ -20,15 +20,23 @@ from conformance.errors import ConformanceError
 from conformance.maintenance.block_axes import Cell, all_cells, cells_of
 
 
-@dataclass
-class BlockMatrix:
-    """Every producible cell with the cases filling it; cells seen that Pi cannot produce."""
+class _Keyed(Protocol):
+    @property
+    def key(self) -> str: ...
 
-    cells: dict[Cell, list[str]]
-    beyond: dict[Cell, list[str]] = field(default_factory=dict)
+
+CellT = TypeVar("CellT", bound=_Keyed)
+
+
+@dataclass
+class FilledCells(Generic[CellT]):
+    """Every cell Pi can produce with the cases filling it; cells seen that it cannot."""
+
+    cells: dict[CellT, list[str]]
+    beyond: dict[CellT, list[str]] = field(default_factory=dict)
 
     @property
-    def empty(self) -> list[Cell]:
+    def empty(self) -> list[CellT]:
         return [cell for cell, cases in self.cells.items() if not cases]
 
     def to_json(self) -> dict[str, Any]:
@@ -37,8 +45,13 @@ class BlockMatrix:
             "filled": len(self.cells) - len(self.empty),
             "empty": [cell.key for cell in self.empty],
             "cells": {cell.key: cases for cell, cases in self.cells.items()},
-            "beyond": {cell.key: cases for cell, cases in sorted(self.beyond.items())},
+            "beyond": {cell.key: cases for cell, cases in
+                       sorted(self.beyond.items(), key=lambda item: item[0].key)},
         }
+
+
+class BlockMatrix(FilledCells[Cell]):
+    """The content-block x provider matrix."""
 
 
 def _golden_output(case: Case, stage: str) -> Any:

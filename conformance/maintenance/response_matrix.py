@@ -19,6 +19,7 @@ from conformance.corpus.cases import Case
 from conformance.corpus.goldens import read_golden
 from conformance.corpus.stages import APIS, RESPONSE_PREFIX
 from conformance.errors import ConformanceError
+from conformance.maintenance.matrix_coverage import FilledCells
 
 #: What a final message may hold, by kind (a message holds several).
 CONTENT_KINDS = (
@@ -161,26 +162,13 @@ def expected_cells() -> list[ResponseCell]:
 
 
 @dataclass
-class ResponseMatrix:
-    """Every cell Pi can produce with the cases filling it; filled cells beyond them."""
+class ResponseMatrix(FilledCells[ResponseCell]):
+    """The content x ending x API matrix, and how many responses with goldens each API has."""
 
-    cells: dict[ResponseCell, list[str]]
-    beyond: dict[ResponseCell, list[str]] = field(default_factory=dict)
-    responses: dict[str, int] = field(default_factory=dict)  # per API: responses with goldens
-
-    @property
-    def empty(self) -> list[ResponseCell]:
-        return [cell for cell, cases in self.cells.items() if not cases]
+    responses: dict[str, int] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "total": len(self.cells),
-            "filled": len(self.cells) - len(self.empty),
-            "empty": [cell.key for cell in self.empty],
-            "responses": self.responses,
-            "cells": {cell.key: cases for cell, cases in self.cells.items()},
-            "beyond": {cell.key: cases for cell, cases in sorted(self.beyond.items())},
-        }
+        return {**super().to_json(), "responses": self.responses}
 
 
 def compute_response_matrix(cases: Iterable[Case]) -> ResponseMatrix:
