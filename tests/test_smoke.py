@@ -100,3 +100,20 @@ def test_an_adapter_fed_its_inputs_is_told_what_it_will_be_sent(corpus_dir, fake
     line = next(x for x in result.stdout.splitlines() if x.startswith("[pass] inputs"))
     assert "2 stage(s) claimed given their input (prompt, request.openai-completions)" in line
     assert "the goldens of llm, prompt" in line
+
+
+def test_a_stream_parser_is_smoked_on_cases_that_hold_its_stages():
+    # A port claiming only response.<api> failed smoke on the two smallest sessions of the
+    # corpus, which hold no response: "no claimed stage in this case".
+    import shlex
+    from pathlib import Path
+
+    from conformance._paths import corpus_root
+    from conformance.corpus.cases import Corpus
+
+    fake = Path(__file__).parent / "fakes" / "drops_cost_source.py"
+    spec = "process:" + shlex.join([sys.executable, str(fake), str(corpus_root())])
+    checks = smoke(spec, Corpus(corpus_root()))
+    runs = [c for c in checks if c.name.startswith("run ")]
+    assert len(runs) == 2 and all(c.ok for c in runs), [c.line() for c in checks]
+    assert all(c.name.startswith("run response.") for c in runs)

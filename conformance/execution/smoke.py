@@ -37,11 +37,14 @@ def _ms(seconds: float) -> str:
 
 def tiny_cases(corpus: Corpus, impl: Implementation, patterns: tuple[str, ...],
                count: int = 2) -> list[Case]:
-    """The smallest cases whose features the implementation claims (or all, if none fits)."""
+    """The smallest cases whose features the implementation claims and that hold a stage it
+    claims (a stream parser's are the response cases); failing that, the smallest."""
     features = impl.hello.features
     cases = corpus.select(patterns)
     fitting = [c for c in cases if features is None or set(c.features) <= features]
-    return sorted(fitting, key=lambda c: (c.session_path.stat().st_size, c.id))[:count]
+    claimed = [c for c in fitting if impl.hello.stages & set(c.stages)]
+    return sorted(claimed or fitting,
+                  key=lambda c: (c.session_path.stat().st_size, c.id))[:count]
 
 
 def _case_check(case: Case, results: list[StageResult], elapsed: float) -> Check:
